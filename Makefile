@@ -1,0 +1,59 @@
+# nextstate — build, test, demo.  `make` builds the library and the CLI;
+# `make test` runs unit and end-to-end tests; `make SAN=1 test` builds and
+# tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-san/.
+
+CC      ?= cc
+SAN     ?= 0
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude
+LDLIBS  += -lm
+
+ifeq ($(SAN),1)
+BUILD   := build-san
+CFLAGS  += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+else
+BUILD   := build
+endif
+
+LIB_SRC  := $(wildcard src/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
+CLI_OBJ  := $(CLI_SRC:src/cli/%.c=$(BUILD)/obj/cli/%.o)
+TESTS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+LIB      := $(BUILD)/libnextstate.a
+BIN      := $(BUILD)/nextstate
+
+.PHONY: all deps test demo bench clean
+all: $(BIN) $(TESTS)
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/obj/%.o: src/%.c $(wildcard include/nextstate/*.h) | $(BUILD)/obj/cli
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/cli/%.o: src/cli/%.c $(wildcard include/nextstate/*.h) $(wildcard src/cli/*.h) | $(BUILD)/obj/cli
+	$(CC) $(CFLAGS) -Isrc/cli -c $< -o $@
+$(BUILD)/obj/cli $(BUILD)/tests:
+	mkdir -p $@
+
+$(LIB): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+test: deps all
+	@BUILD=$(BUILD) tests/run.sh
+
+demo: deps $(BIN)
+	@BUILD=$(BUILD) scripts/demo.sh
+
+bench: deps $(BIN)
+	@BUILD=$(BUILD) bench/run.sh
+
+clean:
+	rm -rf build build-san

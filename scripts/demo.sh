@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The demo on built-in data: for every shipped domain, generate a few random
+# problems, solve each with GBFS-h^FF and A*-LM-cut, validate every plan, and
+# print a table.  Results also go to results/demo.csv.
+set -u
+BUILD=${BUILD:-build}
+NS="$BUILD/nextstate"
+N=${DEMO_PROBLEMS:-3}
+out=results; mkdir -p "$out"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+csv="$out/demo.csv"
+echo "domain,problem,search,status,plan_length,expanded,seconds,valid" >"$csv.tmp"
+printf '%-12s %8s | %-22s | %-22s\n' domain problems "GBFS-hFF solved/len" "A*-LM-cut solved/len"
+printf '%s\n' "-------------------------------------------------------------------------"
+for d in $("$NS" gen --list | grep -v '^ '); do
+    declare -A solved=() len=()
+    for s in $(seq 1 "$N"); do
+        p="$tmp/$d-$s.pddl"
+        "$NS" gen "$d" --seed "$s" -o "$p" || exit 1
+        for search in gbfs astar; do
+            "$NS" solve "domains/$d/domain.pddl" "$p" --search "$search" --time-limit 20 \
+                --plan-file "$tmp/plan" --json >"$tmp/json" 2>/dev/null
+            rc=$?
+            valid=no
+            if [ $rc -eq 0 ] && "$NS" validate "domains/$d/domain.pddl" "$p" "$tmp/plan" >/dev/null; then valid=yes; fi
+            j=$(cat "$tmp/json")
+            get() { sed -E "s/.*\"$1\": \"?([^,\"}]*).*/\1/" <<<"$j"; }
+            echo "$d,$d-$s,$search,$(get status),$(get plan_length),$(get expanded),$(get seconds),$valid" >>"$csv.tmp"
+            if [ "$valid" = yes ]; then
+                solved[$search]=$(( ${solved[$search]:-0} + 1 ))
+                len[$search]=$(( ${len[$search]:-0} + $(get plan_length) ))
+            fi
+        done
+    done
+    fmt() { local k=$1; local n=${solved[$k]:-0}; if [ "$n" -gt 0 ]; then printf '%d/%d, mean %.1f' "$n" "$N" "$(echo "${len[$k]} / $n" | bc -l)"; else printf '0/%d' "$N"; fi; }
+    printf '%-12s %8d | %-22s | %-22s\n' "$d" "$N" "$(fmt gbfs)" "$(fmt astar)"
+    unset solved len
+done
+mv "$csv.tmp" "$csv"
+echo "per-problem results: $csv"

@@ -1,0 +1,101 @@
+/* cli.c — helpers shared by the subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_report(const ns_error *e)
+{
+    char buf[1024];
+    ns_error_format(e, buf, sizeof buf);
+    fprintf(stderr, "nextstate: %s\n", buf);
+    return e->code ? (int)e->code : NS_ERR_INTERNAL;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nextstate %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'nextstate help %s')\n", cmd);
+    va_end(ap);
+    return NS_ERR_USAGE;
+}
+
+int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_path)
+{
+    memset(ct, 0, sizeof *ct);
+    ns_error err;
+    ns_error_clear(&err);
+    if (ns_domain_read(&ct->domain, domain_path, &err) != NS_OK) return cli_report(&err);
+    if (ns_problem_read(&ct->problem, &ct->domain, problem_path, &err) != NS_OK) {
+        ns_domain_free(&ct->domain);
+        return cli_report(&err);
+    }
+    if (ct->problem.nunknown_init)
+        fprintf(stderr, "nextstate: warning: %s:%d:%d: predicate '%s' is not declared by the domain; %d init atom%s ignored\n",
+                problem_path, ct->problem.unknown_line, ct->problem.unknown_col, ct->problem.unknown_pred,
+                ct->problem.nunknown_init, ct->problem.nunknown_init == 1 ? "" : "s");
+    double t0 = ns_now();
+    if (ns_task_ground(&ct->task, &ct->domain, &ct->problem, &err) != NS_OK) {
+        ns_problem_free(&ct->problem);
+        ns_domain_free(&ct->domain);
+        return cli_report(&err);
+    }
+    ct->ground_seconds = ns_now() - t0;
+    return 0;
+}
+
+void cli_task_free(cli_task *ct)
+{
+    ns_task_free(&ct->task);
+    ns_problem_free(&ct->problem);
+    ns_domain_free(&ct->domain);
+}
+
+bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || *end || errno) {
+        cli_usage(cmd, "%s expects a number, given '%s'", opt, s ? s : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || end == s || *end || errno) {
+        cli_usage(cmd, "%s expects an integer, given '%s'", opt, s ? s : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+void cli_json_str(ns_buf *b, const char *s)
+{
+    ns_buf_putc(b, '"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            ns_buf_putc(b, '\\');
+            ns_buf_putc(b, (char)c);
+        } else if (c < 0x20) {
+            ns_buf_printf(b, "\\u%04x", c);
+        } else {
+            ns_buf_putc(b, (char)c);
+        }
+    }
+    ns_buf_putc(b, '"');
+}

@@ -1,0 +1,39 @@
+/* cli.h — shared pieces of the command-line tool's subcommands. */
+#ifndef NEXTSTATE_CLI_H
+#define NEXTSTATE_CLI_H
+
+#include <stdbool.h>
+#include "nextstate/pddl.h"
+#include "nextstate/task.h"
+
+/* A domain + problem + grounded task loaded together. */
+typedef struct cli_task {
+    ns_domain domain;
+    ns_problem problem;
+    ns_task task;
+    double ground_seconds;
+} cli_task;
+
+/* Loads and grounds; prints "file:line:col: message" and returns the exit
+ * code on failure (0 on success). */
+int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_path);
+void cli_task_free(cli_task *ct);
+
+/* Prints an error as "nextstate: file:line:col: message" and returns its code. */
+int cli_report(const ns_error *e);
+/* Prints a usage error for cmd and returns NS_ERR_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a number option value; returns false (after printing) when bad. */
+bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out);
+
+/* Appends s as a JSON string literal. */
+void cli_json_str(ns_buf *b, const char *s);
+
+int cmd_solve(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_ground(int argc, char **argv);
+
+#endif

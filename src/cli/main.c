@@ -1,0 +1,69 @@
+/* main.c — the `nextstate` command: dispatch to subcommands. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+    const char *usage;
+} command;
+
+static const command commands[] = {
+    {"solve", cmd_solve, "find a plan (bfs, astar, gbfs)",
+     "nextstate solve DOMAIN PROBLEM [--search bfs|astar|gbfs] [--heuristic blind|hmax|hadd|ff|lmcut]\n"
+     "                [--time-limit SECONDS] [--memory-limit MB] [--plan-file FILE] [--json]\n"
+     "  Default: --search astar --heuristic lmcut (optimal).  gbfs defaults to ff.\n"
+     "  The plan goes to FILE, or to standard output without --plan-file.\n"
+     "  Exit: 0 solved; 10 unsolvable; 11 incomplete; 22 out of memory; 23 out of time;\n"
+     "        30 usage; 31 input error; 32 file error; 33 unsupported PDDL."},
+    {"validate", cmd_validate, "check that a plan solves a problem",
+     "nextstate validate DOMAIN PROBLEM PLAN [--json]\n"
+     "  Exit 0 iff every step is applicable and the goal holds at the end; otherwise 12,\n"
+     "  naming the first failing step and its unmet precondition or goal atom."},
+    {"gen", cmd_gen, "write a random solvable problem",
+     "nextstate gen DOMAIN --seed S [--NAME VALUE …] [--problem-name NAME] [-o FILE]\n"
+     "nextstate gen --list      (domains and their size options)"},
+    {"ground", cmd_ground, "ground a problem and report its size",
+     "nextstate ground DOMAIN PROBLEM [--atoms] [--statics] [--operators] [--json]"},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: nextstate COMMAND [ARGS]\n\ncommands:\n");
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-10s %s\n", "help", "help COMMAND shows a command's options");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return NS_ERR_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+        if (argc > 2)
+            for (int i = 0; i < NCOMMANDS; i++)
+                if (!strcmp(argv[2], commands[i].name)) {
+                    printf("%s\n", commands[i].usage);
+                    return 0;
+                }
+        usage(stdout);
+        return 0;
+    }
+    for (int i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(name, commands[i].name) != 0) continue;
+        for (int k = 2; k < argc; k++)
+            if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+                printf("%s\n", commands[i].usage);
+                return 0;
+            }
+        return commands[i].run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "nextstate: unknown command '%s'\n", name);
+    usage(stderr);
+    return NS_ERR_USAGE;
+}
