@@ -283,20 +283,24 @@ static ns_status gen_logistics(const int *v, ns_rng *r, ns_buf *out, ns_error *e
 /* --------------------------------------------------------------- visitall */
 
 /* Visit-All (IPC generator layout): an x × y grid of cells loc-x<i>-y<j>
- * minus `holes` random cells, the robot starting in the centre cell
- * (x/2, y/2).  A hole is only made where the remaining cells stay connected,
- * so every cell is reachable.  Each cell is a goal with probability
- * goals/100 (the start cell always, as in the IPC generator; at least one
- * other cell when there is one). */
+ * minus `holes` random cells; the robot starts in a random cell, or with
+ * center 1 in the centre cell (x/2, y/2) as in the IPC generator (with no
+ * holes and goals 100 the problem then does not depend on the seed).  A hole
+ * is only made where the remaining cells stay connected, so every cell is
+ * reachable.  Each cell is a goal with probability goals/100 (the start cell
+ * always, as in the IPC generator; at least one other cell when there is
+ * one). */
 static ns_status gen_visitall(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
 {
-    int nx = v[0], ny = v[1], holes = v[2], goals = v[3];
+    int nx = v[0], ny = v[1], holes = v[2], goals = v[3], center = v[4];
     long cells = (long)nx * ny;
     if (cells > GEN_MAX_CELLS) return bad(err, "visitall: x * y is too large");
     if (cells < 2) return bad(err, "visitall: the grid needs at least 2 cells");
     if (holes > cells - 2) return bad(err, "visitall: holes must be at most x*y - 2 = %ld", cells - 2);
     if (goals > 100) return bad(err, "visitall: goals is a percentage (0..100)");
-    int n = (int)cells, start = (nx / 2) * ny + ny / 2; /* cell = i * ny + j */
+    if (center > 1) return bad(err, "visitall: center must be 0 or 1");
+    int n = (int)cells; /* cell = i * ny + j */
+    int start = center ? (nx / 2) * ny + ny / 2 : rnd(r, n);
     bool *keep = ns_xmalloc(sizeof(bool) * (size_t)n), *reach = ns_xmalloc(sizeof(bool) * (size_t)n);
     int *queue = ns_xmalloc(sizeof(int) * (size_t)n);
     for (int c = 0; c < n; c++) keep[c] = true;
@@ -1016,6 +1020,7 @@ static const ns_gen_option opt_visitall[] = {
     {"y", 4, 1, "grid height"},
     {"holes", 0, 0, "cells left out of the grid (kept connected)"},
     {"goals", 100, 0, "percentage of cells that must be visited"},
+    {"center", 0, 0, "1: start in the centre cell as in IPC; 0: random start cell"},
     {NULL, 0, 0, NULL}};
 static const ns_gen_option opt_depot[] = {
     {"depots", 1, 1, "number of depots"},

@@ -1,9 +1,10 @@
 /* search.c — breadth-first search, A* and greedy best-first search.
  *
  * All three are eager searches over the state registry with full duplicate
- * detection.  Per-state data (parent id, creating operator, g, h, status)
- * lives in arrays indexed by registry id, grown with the registry.  A plan
- * is extracted by walking parents back from the goal.
+ * detection.  Per-state data lives in arrays indexed by registry id, grown
+ * with the registry: parent id and creating operator for all; g, h and a
+ * closed flag for A* and GBFS.  A plan is extracted by walking parents back
+ * from the goal; its cost is the sum of its operators' costs.
  *
  * BFS: the registry itself is the FIFO — states get ids in the order they
  *   are first generated, so expanding ids 0, 1, 2, … is breadth-first.  The
@@ -22,15 +23,15 @@
  * States whose h is NS_H_INF are dead ends and are never queued; exhausting
  *   the queue therefore proves unsolvability for all three algorithms.
  *
- * Statistics follow Fast Downward: `expanded` counts states whose successors
- * were generated (for A* and GBFS this includes the goal state popped last, as in
- * Fast Downward), `generated` counts every successor produced (duplicates
+ * Statistics follow Fast Downward: `expanded` counts states taken from the
+ * open list for expansion (for A* and GBFS the goal state, popped last, is
+ * counted too), `generated` counts every successor produced (duplicates
  * included), `evaluated` counts heuristic evaluations (the initial state and
  * each new state; for BFS, the distinct states reached).
  *
- * Limits: the clock is read every 1024 expanded + generated states; memory (registry,
- * per-state arrays, open list, heuristic scratch) is compared with the limit
- * at every expansion. */
+ * Limits: the clock is read every 1024 expanded + generated states; memory
+ * (registry, per-state arrays, open list, heuristic scratch, buffers) is
+ * compared with the limit at every expansion. */
 #include "nextstate/search.h"
 
 #include <stdlib.h>
@@ -40,6 +41,10 @@
 #include "nextstate/succgen.h"
 
 #define CHECK_EVERY 1024
+/* Successors are generated in batches; each successor's hash-table slot is
+ * prefetched before any of the batch is looked up, which hides most of the
+ * cache miss that dominates blind search on large state spaces. */
+#define BATCH 32
 
 /* ---- open list: FIFO buckets per distinct 64-bit key, min-heap of keys ----
  * Distinct keys are few (f·h pairs), so pushes are a hash lookup (usually a
@@ -203,15 +208,18 @@ static inline uint32_t ol_pop(openlist *q)
     return id;
 }
 
-/* ---- per-state data ---- */
-enum { ST_OPEN = 0, ST_CLOSED = 1, ST_DEAD = 2 };
-
-typedef struct node {
+/* ---- per-state data ----
+ * links (parent, operator) for every algorithm; g, h and a closed flag for
+ * A* and GBFS only.  A dead end is a state with h == NS_H_INF. */
+typedef struct plink {
     uint32_t parent;
     int op;
+} plink;
+
+typedef struct gh {
     int g;
     int h;
-} node;
+} gh;
 
 typedef struct search {
     const ns_task *t;
@@ -221,13 +229,14 @@ typedef struct search {
     ns_succgen sg;
     ns_heuristic *heur;
     size_t heur_bytes;
-    node *nodes;
-    uint8_t *status;
+    plink *links;
+    gh *gh;          /* NULL for BFS */
+    uint8_t *closed; /* NULL for BFS; zero-filled on growth */
     size_t ncap;
     openlist open;
     int *ops;       /* applicable operators (task->nops) */
     ns_word *state; /* copy of the state being expanded */
-    ns_word *succ;  /* successor buffer */
+    ns_word *succ;  /* BATCH successor states */
     double start;
     long next_check;
 } search;
@@ -237,16 +246,21 @@ static inline void ensure_nodes(search *s, uint32_t id)
     if (id < s->ncap) return;
     size_t cap = s->ncap ? s->ncap * 2 : 1024;
     while (cap <= id) cap *= 2;
-    s->nodes = ns_xrealloc(s->nodes, cap * sizeof(node));
-    s->status = ns_xrealloc(s->status, cap);
+    s->links = ns_xrealloc(s->links, cap * sizeof(plink));
+    if (s->gh) {
+        s->gh = ns_xrealloc(s->gh, cap * sizeof(gh));
+        s->closed = ns_xrealloc(s->closed, cap);
+        memset(s->closed + s->ncap, 0, cap - s->ncap);
+    }
     s->ncap = cap;
 }
 
 static size_t search_bytes(const search *s)
 {
-    return ns_registry_bytes(&s->reg) + s->ncap * (sizeof(node) + 1) + ol_bytes(&s->open) +
+    size_t per_state = sizeof(plink) + (s->gh ? sizeof(gh) + 1 : 0);
+    return ns_registry_bytes(&s->reg) + s->ncap * per_state + ol_bytes(&s->open) +
            s->heur_bytes + (size_t)s->t->nops * sizeof(int) +
-           2 * (size_t)s->t->nwords * sizeof(ns_word);
+           (BATCH + 1) * (size_t)s->t->nwords * sizeof(ns_word);
 }
 
 static inline bool over_memory(const search *s)
@@ -268,18 +282,32 @@ static inline bool over_time(search *s)
 static ns_status extract_plan(search *s, uint32_t goal)
 {
     int len = 0;
-    for (uint32_t id = goal; id != 0; id = s->nodes[id].parent) len++;
+    for (uint32_t id = goal; id != 0; id = s->links[id].parent) len++;
     s->r->plan = ns_xmalloc((size_t)(len > 0 ? len : 1) * sizeof(int));
     s->r->plan_len = len;
     long cost = 0;
     int k = len;
-    for (uint32_t id = goal; id != 0; id = s->nodes[id].parent) {
-        int op = s->nodes[id].op;
+    for (uint32_t id = goal; id != 0; id = s->links[id].parent) {
+        int op = s->links[id].op;
         s->r->plan[--k] = op;
         cost += s->t->ops[op].cost;
     }
     s->r->plan_cost = cost;
     return NS_OK;
+}
+
+/* Writes the successors of s->state by ops[k0 .. k1) to s->succ and
+ * prefetches their hash-table slots. */
+static inline void gen_batch(search *s, int k0, int k1)
+{
+    const ns_task *t = s->t;
+    const int nw = t->nwords;
+    for (int k = k0; k < k1; k++) {
+        ns_word *out = s->succ + (size_t)(k - k0) * (size_t)nw;
+        ns_task_apply(t, s->ops[k], s->state, out);
+        uint64_t h = ns_state_hash(out, nw);
+        __builtin_prefetch(&s->reg.table[h & s->reg.tmask]);
+    }
 }
 
 static ns_status run_bfs(search *s)
@@ -290,7 +318,7 @@ static ns_status run_bfs(search *s)
     const size_t wbytes = (size_t)nw * sizeof(ns_word);
     uint32_t id0 = ns_registry_insert(&s->reg, t->init, NULL);
     ensure_nodes(s, id0);
-    s->nodes[id0] = (node){NS_NO_STATE, -1, 0, 0};
+    s->links[id0] = (plink){NS_NO_STATE, -1};
     r->evaluated = 1;
     if (ns_task_is_goal(t, t->init)) return extract_plan(s, id0);
     for (uint32_t cur = 0; cur < s->reg.n; cur++) {
@@ -299,17 +327,20 @@ static ns_status run_bfs(search *s)
         memcpy(s->state, ns_registry_get(&s->reg, cur), wbytes);
         int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
         r->expanded++;
-        for (int k = 0; k < nops; k++) {
-            int op = s->ops[k];
-            ns_task_apply(t, op, s->state, s->succ);
-            r->generated++;
-            bool is_new;
-            uint32_t id = ns_registry_insert(&s->reg, s->succ, &is_new);
-            if (!is_new) continue;
-            ensure_nodes(s, id);
-            s->nodes[id] = (node){cur, op, 0, 0};
-            r->evaluated++;
-            if (ns_task_is_goal(t, s->succ)) return extract_plan(s, id);
+        for (int k0 = 0; k0 < nops; k0 += BATCH) {
+            int k1 = nops - k0 < BATCH ? nops : k0 + BATCH;
+            gen_batch(s, k0, k1);
+            for (int k = k0; k < k1; k++) {
+                const ns_word *succ = s->succ + (size_t)(k - k0) * (size_t)nw;
+                r->generated++;
+                bool is_new;
+                uint32_t id = ns_registry_insert(&s->reg, succ, &is_new);
+                if (!is_new) continue;
+                ensure_nodes(s, id);
+                s->links[id] = (plink){cur, s->ops[k]};
+                r->evaluated++;
+                if (ns_task_is_goal(t, succ)) return extract_plan(s, id);
+            }
         }
     }
     return NS_UNSOLVABLE;
@@ -334,47 +365,43 @@ static ns_status run_best_first(search *s, bool astar)
     r->evaluated = 1;
     r->init_h = h0;
     if (h0 == NS_H_INF) return NS_UNSOLVABLE;
-    s->nodes[id0] = (node){NS_NO_STATE, -1, 0, h0};
-    s->status[id0] = ST_OPEN;
+    s->links[id0] = (plink){NS_NO_STATE, -1};
+    s->gh[id0] = (gh){0, h0};
     ol_push(&s->open, astar ? astar_key(0, h0) : (uint64_t)h0, id0);
 
     while (s->open.size) {
         uint32_t cur = ol_pop(&s->open);
-        if (s->status[cur] != ST_OPEN) continue;
-        s->status[cur] = ST_CLOSED;
+        if (s->closed[cur]) continue; /* a stale entry */
+        s->closed[cur] = 1;
         if (over_memory(s)) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
         r->expanded++;
         memcpy(s->state, ns_registry_get(&s->reg, cur), wbytes);
         if (ns_task_is_goal(t, s->state)) return extract_plan(s, cur);
-        const int g = s->nodes[cur].g;
+        const int g = s->gh[cur].g;
         int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
         for (int k = 0; k < nops; k++) {
+            if (k % BATCH == 0) gen_batch(s, k, nops - k < BATCH ? nops : k + BATCH);
+            const ns_word *succ = s->succ + (size_t)(k % BATCH) * (size_t)nw;
             int op = s->ops[k];
-            ns_task_apply(t, op, s->state, s->succ);
             r->generated++;
             int ng = g + t->ops[op].cost;
             bool is_new;
-            uint32_t id = ns_registry_insert(&s->reg, s->succ, &is_new);
+            uint32_t id = ns_registry_insert(&s->reg, succ, &is_new);
             if (is_new) {
                 ensure_nodes(s, id);
-                int h = ns_heuristic_eval(s->heur, s->succ);
+                int h = ns_heuristic_eval(s->heur, succ);
                 r->evaluated++;
-                s->nodes[id] = (node){cur, op, ng, h};
-                if (h == NS_H_INF) {
-                    s->status[id] = ST_DEAD;
-                    continue;
-                }
-                s->status[id] = ST_OPEN;
+                s->links[id] = (plink){cur, op};
+                s->gh[id] = (gh){ng, h};
+                if (h == NS_H_INF) continue; /* dead end: never queued */
                 ol_push(&s->open, astar ? astar_key(ng, h) : (uint64_t)h, id);
-            } else if (ng < s->nodes[id].g && s->status[id] != ST_DEAD) {
-                node *n = &s->nodes[id];
-                n->parent = cur;
-                n->op = op;
-                n->g = ng;
+            } else if (ng < s->gh[id].g && s->gh[id].h != NS_H_INF) {
+                s->links[id] = (plink){cur, op};
+                s->gh[id].g = ng;
                 if (astar) {
-                    s->status[id] = ST_OPEN; /* reopens a closed state */
-                    ol_push(&s->open, astar_key(ng, n->h), id);
+                    s->closed[id] = 0; /* reopens a closed state */
+                    ol_push(&s->open, astar_key(ng, s->gh[id].h), id);
                 }
             }
         }
@@ -411,12 +438,14 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     ol_init(&s.open);
     s.ops = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
     s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
-    s.succ = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
+    s.succ = ns_xmalloc(((size_t)t->nwords + 1) * BATCH * sizeof(ns_word));
     ns_status st;
     if (o->algo == NS_SEARCH_BFS) {
         st = run_bfs(&s);
     } else {
         s.heur = ns_heuristic_new(t, o->heuristic);
+        s.gh = ns_xmalloc(sizeof(gh)); /* marks best-first; grown by ensure_nodes */
+        s.closed = ns_xmalloc(1);
         s.heur_bytes = ns_heuristic_bytes(s.heur);
         st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
         ns_heuristic_free(s.heur);
@@ -424,8 +453,9 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     free(s.ops);
     free(s.state);
     free(s.succ);
-    free(s.nodes);
-    free(s.status);
+    free(s.links);
+    free(s.gh);
+    free(s.closed);
     ol_free(&s.open);
     ns_succgen_free(&s.sg);
     ns_registry_free(&s.reg);

@@ -203,8 +203,10 @@ static ns_status build_optimal(ns_space *sp, const ns_task *t, const ns_space_op
     }
     int cstar = r.plan_len;
 
-    /* layered breadth-first search, pruned by g + h^max > C* */
-    ns_heuristic *h = ns_heuristic_new(t, NS_H_MAX);
+    /* layered breadth-first search, pruned by g + h > C* with h = LM-cut:
+     * g is exact (breadth-first layers) and h admissible, so no state on an
+     * optimal path is pruned; consistency is not needed */
+    ns_heuristic *h = ns_heuristic_new(t, NS_H_LMCUT);
     ns_succgen sg;
     ns_succgen_init(&sg, t);
     int *ops = ns_xmalloc(sizeof(int) * ((size_t)t->nops + 1));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void oom(size_t n)
@@ -344,4 +345,49 @@ int ns_tupleset_insert(ns_tupleset *s, const int *t, int len, bool *is_new)
         }
     }
     return id;
+}
+
+void ns_progress_init(ns_progress *p, bool want, const char *label)
+{
+    p->on = want && isatty(2);
+    p->last = 0;
+    p->start = ns_now();
+    p->label = label;
+}
+
+void ns_progress_update(ns_progress *p, long done, long total, const char *what)
+{
+    if (!p->on) return;
+    double now = ns_now();
+    if (now - p->last < 0.1 && done < total) return;
+    p->last = now;
+    fprintf(stderr, "\r\033[K%s [%ld/%ld] %.1fs %s", p->label, done, total, now - p->start, what ? what : "");
+    fflush(stderr);
+}
+
+void ns_progress_done(ns_progress *p)
+{
+    if (!p->on) return;
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+}
+
+ns_status ns_mkdir_p(const char *path, ns_error *err)
+{
+    char *buf = ns_xstrdup(path);
+    for (char *q = buf + 1;; q++) {
+        if (*q == '/' || *q == '\0') {
+            char c = *q;
+            *q = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                ns_error_set(err, NS_ERR_IO, buf, 0, 0, "cannot create directory: %s", strerror(errno));
+                free(buf);
+                return NS_ERR_IO;
+            }
+            *q = c;
+            if (c == '\0') break;
+        }
+    }
+    free(buf);
+    return NS_OK;
 }

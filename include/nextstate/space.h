@@ -11,7 +11,7 @@
  * Optimal mode: only the states and transitions on optimal plans — the DAG
  * of edges s→s′ with g(s) + 1 + h*(s′) = C*.  C* comes from A* with LM-cut;
  * then a layered breadth-first search prunes every state with
- * g + h^max > C* (h^max is admissible, so no optimal path is lost) and a
+ * g + h^LM-cut > C* (admissible, so no optimal path is lost) and a
  * backward pass keeps the states that reach a goal at depth C*.  When that
  * exploration exceeds the cap, the DAG is the optimal plan A* found and
  * `complete` is false.

@@ -103,6 +103,20 @@ static inline const int *ns_tupleset_get(const ns_tupleset *s, int i, int *len)
     return s->pool + s->off[i] + 1;
 }
 
+/* A progress line on stderr, shown only when stderr is a terminal and the
+ * caller wants it; redrawn at most ten times a second. */
+typedef struct ns_progress {
+    bool on;
+    double last, start;
+    const char *label;
+} ns_progress;
+void ns_progress_init(ns_progress *p, bool want, const char *label);
+void ns_progress_update(ns_progress *p, long done, long total, const char *what);
+void ns_progress_done(ns_progress *p);
+
+/* Creates a directory and its parents (like mkdir -p). */
+ns_status ns_mkdir_p(const char *path, ns_error *err);
+
 /* Case-insensitive string equality (ASCII). */
 bool ns_streq_ci(const char *a, const char *b);
 

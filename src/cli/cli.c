@@ -82,20 +82,3 @@ bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
     *out = v;
     return true;
 }
-
-void cli_json_str(ns_buf *b, const char *s)
-{
-    ns_buf_putc(b, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            ns_buf_putc(b, '\\');
-            ns_buf_putc(b, (char)c);
-        } else if (c < 0x20) {
-            ns_buf_printf(b, "\\u%04x", c);
-        } else {
-            ns_buf_putc(b, (char)c);
-        }
-    }
-    ns_buf_putc(b, '"');
-}

@@ -28,12 +28,12 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out);
 
-/* Appends s as a JSON string literal. */
-void cli_json_str(ns_buf *b, const char *s);
 
 int cmd_solve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_ground(int argc, char **argv);
+int cmd_data(int argc, char **argv);
+int cmd_split(int argc, char **argv);
 
 #endif

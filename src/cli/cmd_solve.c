@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "nextstate/json.h"
 #include "nextstate/plan.h"
 #include "nextstate/search.h"
 
@@ -85,9 +86,9 @@ int cmd_solve(int argc, char **argv)
         ns_buf j;
         ns_buf_init(&j);
         ns_buf_printf(&j, "{\"domain\": ");
-        cli_json_str(&j, pos[0]);
+        ns_json_put_str(&j, pos[0]);
         ns_buf_printf(&j, ", \"problem\": ");
-        cli_json_str(&j, pos[1]);
+        ns_json_put_str(&j, pos[1]);
         ns_buf_printf(&j,
                       ", \"search\": \"%s\", \"heuristic\": \"%s\", \"solved\": %s, \"status\": \"%s\", "
                       "\"plan_length\": %d, \"plan_cost\": %ld, \"expanded\": %ld, \"generated\": %ld, "

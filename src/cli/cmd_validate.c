@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "nextstate/json.h"
 #include "nextstate/plan.h"
 
 int cmd_validate(int argc, char **argv)
@@ -41,7 +42,7 @@ int cmd_validate(int argc, char **argv)
         ns_buf_init(&j);
         ns_buf_printf(&j, "{\"valid\": %s, \"plan_length\": %d, \"cost\": %ld, \"failed_step\": %d, \"reason\": ",
                       v.valid ? "true" : "false", v.plan_len, v.cost, v.failed_step >= 0 ? v.failed_step + 1 : 0);
-        cli_json_str(&j, v.reason);
+        ns_json_put_str(&j, v.reason);
         ns_buf_puts(&j, "}\n");
         fputs(j.data, stdout);
         ns_buf_free(&j);

@@ -25,6 +25,27 @@ static const command commands[] = {
     {"gen", cmd_gen, "write a random solvable problem",
      "nextstate gen DOMAIN --seed S [--NAME VALUE …] [--problem-name NAME] [-o FILE]\n"
      "nextstate gen --list      (domains and their size options)"},
+    {"data", cmd_data, "build, inspect and export transition datasets",
+     "nextstate data build DOMAIN PROBLEM|FOLDER… -o DIR [--mode optimal|full] [--max-states N]\n"
+     "                     [--plans K] [--seed S] [--time-limit S] [--quiet]\n"
+     "  optimal (default): the optimal-plan DAG of every problem; full: every reachable state.\n"
+     "  --max-states caps the states explored per problem (default 1000000); --plans draws K\n"
+     "  distinct optimal plans per problem (default 16).\n"
+     "nextstate data info DIR [--json]\n"
+     "nextstate data export DIR [-o FILE.jsonl]   (one JSON object per transition)"},
+    {"split", cmd_split, "evaluation splits and candidate pools",
+     "nextstate split PROTOCOL DATASET_DIR… -o DIR [--test-frac F] [--dev-frac F] [--pool-size N]\n"
+     "                [--with-replacement] [--seed S]\n"
+     "  PROTOCOL: interpolation | plan-variant | extrapolation (one dataset);\n"
+     "            multi-domain | leave-one-out (two or more: the last is held out) | cross-domain (train on\n"
+     "            the first, test on the second).\n"
+     "  --test-frac: test share of transitions, plans or problems (default 0.2); --dev-frac: share of the\n"
+     "  training data held out for model selection (default 0.1; 0: none); --pool-size: candidates per\n"
+     "  test transition, the true next state first (default 128; 0: no pools).\n"
+     "  Writes DIR/split.json, train.npy, dev.npy, test.npy ((dataset, transition) rows) and pools.npy.\n"
+     "nextstate split sizes ROOT [--json]\n"
+     "  The first paper's size splits: the problems of ROOT/{train,validation,test-interpolation,\n"
+     "  test-extrapolation}, sorted by name."},
     {"ground", cmd_ground, "ground a problem and report its size",
      "nextstate ground DOMAIN PROBLEM [--atoms] [--statics] [--operators] [--json]"},
 };

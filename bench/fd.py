@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""nextstate against Fast Downward, side by side on the same problems.
+
+For every problem of a list, sequentially (never two timed runs at once):
+  blind  nextstate `solve --search astar --heuristic blind`  vs  FD `astar(blind())`:
+         expansions, search seconds, expansions per second, ratio nextstate/FD.
+  sat    nextstate `solve --search gbfs --heuristic ff`      vs  FD `--alias lama-first`:
+         solved, plan length, plan valid (checked by `nextstate validate`), wall time.
+
+Search time is compared with search time: nextstate's "seconds" excludes parsing
+and grounding ("ground_seconds"), FD's "Search time" excludes the translator and
+reading output.sas.  Wall time of the whole process (FD: driver + translator +
+search) is reported too.
+
+Environment:
+  BUILD               build folder holding `nextstate` (default build)
+  BENCH_QUICK=1       the quick list (bench/problems-quick.txt) and a 10 s limit
+  BENCH_PROBLEMS      problem list file (default bench/problems.txt); format in that file
+  BENCH_TIME_LIMIT    seconds per run (default 60, quick 10)
+  BENCH_MEMORY_LIMIT  MB per run (default 4000)
+  BENCH_MODES         blind,sat (default both)
+  BENCH_MIN_SECONDS   a problem enters the expansion-rate geometric mean only when
+                      both searches ran at least this long (default 0.05)
+  BENCH_OUT           output prefix (default results/bench_fd -> .csv and .json)
+  NEXTSTATE_BENCHMARKS  reference problems (default ../shared/benchmarks)
+  FD_DRIVER           fast-downward.py to use (default: the one in up_fast_downward)
+Only the Python standard library is used.
+"""
+import csv
+import importlib.util
+import json
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+env = os.environ.get
+QUICK = env("BENCH_QUICK", "0") not in ("", "0")
+NS = os.path.join(ROOT, env("BUILD", "build"), "nextstate")
+LIMIT = float(env("BENCH_TIME_LIMIT", "10" if QUICK else "60"))
+MEMORY = int(env("BENCH_MEMORY_LIMIT", "4000"))
+MODES = env("BENCH_MODES", "blind,sat").split(",")
+MIN_SECONDS = float(env("BENCH_MIN_SECONDS", "0.05"))
+PROBLEMS = env("BENCH_PROBLEMS") or os.path.join(
+    ROOT, "bench", "problems-quick.txt" if QUICK else "problems.txt")
+OUT = env("BENCH_OUT", os.path.join(ROOT, "results", "bench_fd"))
+BENCHMARKS = env("NEXTSTATE_BENCHMARKS") or os.path.join(ROOT, "..", "shared", "benchmarks")
+KILL_AFTER = LIMIT * 1.5 + 30  # hard wall-clock guard; both planners stop themselves first
+
+
+def find_fd():
+    driver = env("FD_DRIVER")
+    if not driver:
+        spec = importlib.util.find_spec("up_fast_downward")  # locates, does not import
+        if spec is None or not spec.submodule_search_locations:
+            sys.exit("bench: up_fast_downward is not installed (pip install up-fast-downward)")
+        driver = os.path.join(list(spec.submodule_search_locations)[0], "downward", "fast-downward.py")
+    if not os.path.isfile(driver):
+        sys.exit(f"bench: no Fast Downward driver at {driver}")
+    return driver
+
+
+def run(cmd, cwd=None):
+    """Runs cmd; returns (exit code, stdout, stderr, wall seconds); code None if killed."""
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=KILL_AFTER)
+        code, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        code, out, err = None, e.stdout or "", e.stderr or ""
+        out = out.decode() if isinstance(out, bytes) else out
+        err = err.decode() if isinstance(err, bytes) else err
+    return code, out, err, time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------- problem list
+
+def read_problems(path, tmpdir):
+    """Yields (domain label, domain file, problem file) for each line of the list."""
+    for n, line in enumerate(open(path), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = shlex.split(line)
+        if words[0] == "gen":
+            name = words[1]
+            prob = os.path.join(tmpdir, "-".join([name] + [w.lstrip("-") for w in words[2:]]) + ".pddl")
+            code, _, err, _ = run([NS, "gen", name, *words[2:], "-o", prob])
+            if code != 0:
+                sys.exit(f"{path}:{n}: nextstate gen failed: {err.strip()}")
+            yield "gen/" + name, os.path.join(ROOT, "domains", name, "domain.pddl"), prob
+            continue
+        prob = os.path.join(BENCHMARKS, words[0])
+        if not os.path.isfile(prob):
+            print(f"bench: skipping {words[0]} (not found under {BENCHMARKS})", file=sys.stderr)
+            continue
+        if len(words) > 1:
+            dom = os.path.join(BENCHMARKS, words[1])
+        else:  # domain.pddl next to the problem (acpbench) or one folder up (seedA)
+            here = os.path.dirname(prob)
+            dom = os.path.join(here, "domain.pddl")
+            if not os.path.isfile(dom):
+                dom = os.path.join(os.path.dirname(here), "domain.pddl")
+        parts = words[0].split("/")
+        label = f"{parts[0]}/{parts[2]}" if parts[0] == "seedA" else f"{parts[0]}/{parts[1]}"
+        yield label, dom, prob
+
+
+# ---------------------------------------------------------------- the two planners
+
+def nextstate(dom, prob, search, heuristic, plan_file):
+    cmd = [NS, "solve", dom, prob, "--search", search, "--heuristic", heuristic, "--json",
+           "--time-limit", str(LIMIT), "--memory-limit", str(MEMORY), "--plan-file", plan_file]
+    code, out, err, wall = run(cmd)
+    r = {"code": code, "wall": wall}
+    try:
+        j = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        r["status"] = "killed" if code is None else f"error {code}: {err.strip()[:200]}"
+        return r
+    r.update(status=j["status"], solved=j["solved"], expanded=j["expanded"],
+             generated=j["generated"], search_s=j["seconds"], ground_s=j["ground_seconds"],
+             plan_length=j["plan_length"] if j["solved"] else None)
+    return r
+
+
+FD_STATUS = {0: "solved", 11: "unsolvable", 12: "incomplete", 22: "out of memory",
+             23: "out of time", 24: "out of time", 35: "translate out of memory",
+             36: "translate out of time", None: "killed"}
+
+
+def fast_downward(driver, dom, prob, driver_args, search_args, tmpdir):
+    cmd = [sys.executable, driver, "--overall-time-limit", f"{LIMIT:g}s",
+           "--overall-memory-limit", f"{MEMORY}M", *driver_args, dom, prob, *search_args]
+    code, out, err, wall = run(cmd, cwd=tmpdir)
+    r = {"code": code, "wall": wall, "status": FD_STATUS.get(code, f"error {code}")}
+    r["solved"] = code == 0
+    for key, pattern, kind in (("expanded", r"Expanded (\d+) state", int),
+                               ("generated", r"Generated (\d+) state", int),
+                               ("search_s", r"Search time: ([\d.]+)s", float),
+                               ("plan_length", r"Plan length: (\d+) step", int)):
+        m = re.findall(pattern, out)
+        if m:
+            r[key] = kind(m[-1])
+    if code not in FD_STATUS:
+        r["status"] += ": " + (err.strip() or out.strip())[-200:]
+    return r
+
+
+def validate(dom, prob, plan_file):
+    code, _, _, _ = run([NS, "validate", dom, prob, plan_file])
+    return code == 0
+
+
+def rate(r):
+    if r.get("expanded") is None or not r.get("search_s"):
+        return None
+    return r["expanded"] / r["search_s"] if r["search_s"] >= 1e-3 else None
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+# ---------------------------------------------------------------- main
+
+def fmt(x, spec=""):
+    if x is None:
+        return "-"
+    return format(x, spec) if spec else str(x)
+
+
+def main():
+    if not os.access(NS, os.X_OK):
+        sys.exit(f"bench: {NS} missing; run `make bench`")
+    driver = find_fd()
+    os.makedirs(os.path.dirname(OUT) or ".", exist_ok=True)
+    print(f"nextstate {NS}\nFast Downward {driver}\nproblems {PROBLEMS}; "
+          f"time limit {LIMIT:g} s, memory {MEMORY} MB; modes {','.join(MODES)}\n")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench_fd.") as tmp:
+        problems = list(read_problems(PROBLEMS, tmp))
+        hb = (f"{'domain':26} {'problem':34} | {'ns exp':>9} {'ns s':>7} {'ns exp/s':>9} | "
+              f"{'FD exp':>9} {'FD s':>7} {'FD exp/s':>9} | {'ratio':>6} | {'ns wall':>7} {'FD wall':>7}")
+        hs = (f"{'':26} {'':34} | {'ns gbfs-ff':>14} {'wall':>7} | {'FD lama-first':>14} {'wall':>7}")
+        print("blind: A* blind, expansions/s in search; ratio = nextstate/FD   "
+              "| sat: solved plan length (or status), * = invalid plan")
+        print(hb if "blind" in MODES else hs)
+        for label, dom, prob in problems:
+            name = os.path.basename(prob)[:-5]
+            row = {"domain": label, "problem": name, "domain_file": dom, "problem_file": prob}
+            plan = os.path.join(tmp, "ns.plan")
+            if "blind" in MODES:
+                ns = nextstate(dom, prob, "astar", "blind", plan)
+                with tempfile.TemporaryDirectory(dir=tmp) as d:
+                    fd = fast_downward(driver, dom, prob, [], ["--search", "astar(blind())"], d)
+                ns_rate, fd_rate = rate(ns), rate(fd)
+                ratio = ns_rate / fd_rate if ns_rate and fd_rate else None
+                row.update({f"blind_ns_{k}": v for k, v in ns.items()})
+                row.update({f"blind_fd_{k}": v for k, v in fd.items()})
+                row.update(blind_ns_rate=ns_rate, blind_fd_rate=fd_rate, blind_ratio=ratio,
+                           blind_in_mean=bool(ratio) and ns.get("search_s", 0) >= MIN_SECONDS
+                           and fd.get("search_s", 0) >= MIN_SECONDS)
+                print(f"{label[:26]:26} {name[:34]:34} | {fmt(ns.get('expanded')):>9} "
+                      f"{fmt(ns.get('search_s'), '.3f'):>7} {fmt(ns_rate, '.3g'):>9} | "
+                      f"{fmt(fd.get('expanded')):>9} {fmt(fd.get('search_s'), '.3f'):>7} "
+                      f"{fmt(fd_rate, '.3g'):>9} | {fmt(ratio, '.2f'):>6} | "
+                      f"{ns['wall']:7.2f} {fd['wall']:7.2f}"
+                      + ("" if ns.get("solved") and fd.get("solved") else
+                         f"   [ns: {ns['status']}; FD: {fd['status']}]"), flush=True)
+            if "sat" in MODES:
+                ns = nextstate(dom, prob, "gbfs", "ff", plan)
+                if ns.get("solved"):
+                    ns["valid"] = validate(dom, prob, plan)
+                with tempfile.TemporaryDirectory(dir=tmp) as d:
+                    fd = fast_downward(driver, dom, prob, ["--alias", "lama-first"], [], d)
+                    if fd["solved"]:
+                        fd["valid"] = validate(dom, prob, os.path.join(d, "sas_plan"))
+                row.update({f"sat_ns_{k}": v for k, v in ns.items()})
+                row.update({f"sat_fd_{k}": v for k, v in fd.items()})
+
+                def cell(r):
+                    if not r.get("solved"):
+                        return r["status"][:14]
+                    return f"{r.get('plan_length')}{'' if r.get('valid') else '*'}"
+                print(f"{'':26} {'  sat:':34} | {cell(ns):>14} {ns['wall']:7.2f} | "
+                      f"{cell(fd):>14} {fd['wall']:7.2f}", flush=True)
+            rows.append(row)
+
+    summary = summarize(rows)
+    keys = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    with open(OUT + ".csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    with open(OUT + ".json", "w") as f:
+        json.dump({"time_limit": LIMIT, "memory_limit_mb": MEMORY, "problems_file": PROBLEMS,
+                   "fd_driver": driver, "summary": summary, "rows": rows}, f, indent=1)
+    print(f"\nper-problem results: {OUT}.csv, {OUT}.json")
+
+
+def summarize(rows):
+    s = {}
+    if "blind" in MODES:
+        print(f"\nexpansions/s ratio nextstate/FD (geometric mean over problems where both "
+              f"searches ran >= {MIN_SECONDS:g} s):")
+        by = {}
+        for r in rows:
+            if r.get("blind_in_mean"):
+                by.setdefault(r["domain"], []).append(r["blind_ratio"])
+        for d, xs in by.items():
+            print(f"  {d:34} {geomean(xs):6.2f}  ({len(xs)} problems, "
+                  f"min {min(xs):.2f}, max {max(xs):.2f})")
+        allx = [x for xs in by.values() for x in xs]
+        g = geomean(allx)
+        print(f"  {'GEOMEAN all':34} {fmt(g, '6.2f')}  ({len(allx)} problems)")
+        s["blind"] = {"geomean_ratio": g, "problems_in_mean": len(allx),
+                      "per_domain": {d: geomean(xs) for d, xs in by.items()},
+                      "ns_solved": sum(bool(r.get("blind_ns_solved")) for r in rows),
+                      "fd_solved": sum(bool(r.get("blind_fd_solved")) for r in rows)}
+        print(f"  blind coverage: nextstate {s['blind']['ns_solved']}/{len(rows)}, "
+              f"FD {s['blind']['fd_solved']}/{len(rows)}")
+    if "sat" in MODES:
+        def cov(who):
+            return sum(bool(r.get(f"sat_{who}_solved") and r.get(f"sat_{who}_valid")) for r in rows)
+        both = [r for r in rows if r.get("sat_ns_valid") and r.get("sat_fd_valid")]
+        s["sat"] = {"ns_coverage": cov("ns"), "fd_coverage": cov("fd"), "problems": len(rows),
+                    "both_solved": len(both),
+                    "ns_plan_length_sum": sum(r["sat_ns_plan_length"] for r in both),
+                    "fd_plan_length_sum": sum(r["sat_fd_plan_length"] for r in both),
+                    "ns_wall_sum": sum(r["sat_ns_wall"] for r in rows),
+                    "fd_wall_sum": sum(r["sat_fd_wall"] for r in rows),
+                    "wall_ratio_geomean_both_solved":
+                        geomean([r["sat_ns_wall"] / r["sat_fd_wall"] for r in both])}
+        x = s["sat"]
+        print(f"\nGBFS-h^FF vs lama-first: coverage (valid plans) nextstate {x['ns_coverage']}/"
+              f"{len(rows)}, FD {x['fd_coverage']}/{len(rows)}; on the {len(both)} both solved: "
+              f"plan length sum {x['ns_plan_length_sum']} vs {x['fd_plan_length_sum']}, "
+              f"wall time ratio ns/FD geomean {fmt(x['wall_ratio_geomean_both_solved'], '.2f')}; "
+              f"total wall {x['ns_wall_sum']:.1f} s vs {x['fd_wall_sum']:.1f} s")
+    return s
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+/* test_dataset.c — dataset build, save/load round trip, determinism, and
+ * clear errors on truncated or corrupted files. */
+#include <sys/stat.h>
+#include <unistd.h>
+#include "nextstate/dataset.h"
+#include "nextstate/gen.h"
+#include "nextstate/plan.h"
+#include "test.h"
+
+/* Writes n generated ferry/blocksworld problems into dir; returns paths. */
+static char **make_problems(const char *dir, const char *domain, const ns_gen_arg *args, int nargs, int n)
+{
+    char **paths = calloc((size_t)n + 1, sizeof(char *));
+    ns_error e;
+    ns_mkdir_p(dir, &e);
+    for (int i = 0; i < n; i++) {
+        ns_buf b;
+        ns_buf_init(&b);
+        char name[64];
+        snprintf(name, sizeof name, "p%d", i);
+        CHECK(ns_gen_problem(domain, args, nargs, (uint64_t)i + 1, name, &b, &e) == NS_OK);
+        paths[i] = malloc(512);
+        snprintf(paths[i], 512, "%s/%s.pddl", dir, name);
+        CHECK(ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK);
+        ns_buf_free(&b);
+    }
+    return paths;
+}
+
+static void free_paths(char **p, int n)
+{
+    for (int i = 0; i < n; i++) free(p[i]);
+    free(p);
+}
+
+static bool files_equal(const char *a, const char *b)
+{
+    char *x, *y;
+    size_t nx, ny;
+    ns_error e;
+    if (ns_read_file(a, &x, &nx, &e) != NS_OK) return false;
+    if (ns_read_file(b, &y, &ny, &e) != NS_OK) {
+        free(x);
+        return false;
+    }
+    bool eq = nx == ny && memcmp(x, y, nx) == 0;
+    free(x);
+    free(y);
+    return eq;
+}
+
+static const char *FILES[] = {"manifest.json", "states.npy", "state_problem.npy", "state_g.npy", "state_hstar.npy",
+                              "transitions.npy", "transition_optimal.npy", "applicable_offsets.npy",
+                              "applicable_ops.npy", "plan_offsets.npy", "plan_transitions.npy", "plan_problem.npy"};
+#define NFILES ((int)(sizeof FILES / sizeof FILES[0]))
+
+static char tmpdir[256];
+
+static void test_build_roundtrip_determinism(void)
+{
+    char pdir[300], d1[300], d2[300];
+    snprintf(pdir, sizeof pdir, "%s/problems", tmpdir);
+    snprintf(d1, sizeof d1, "%s/ds1", tmpdir);
+    snprintf(d2, sizeof d2, "%s/ds2", tmpdir);
+    ns_gen_arg fe[] = {{"cars", 3}, {"locations", 3}};
+    char **paths = make_problems(pdir, "ferry", fe, 2, 3);
+    for (int mode = 0; mode < 2; mode++) {
+        ns_dataset_opts o = {mode ? NS_SPACE_FULL : NS_SPACE_OPTIMAL, 0, 8, 5, 0, false};
+        ns_dataset a, b;
+        ns_error e;
+        CHECK(ns_dataset_build(&a, "domains/ferry/domain.pddl", (const char *const *)paths, 3, &o, &e) == NS_OK);
+        CHECK(ns_dataset_save(&a, d1, &e) == NS_OK);
+        CHECK(ns_dataset_build(&b, "domains/ferry/domain.pddl", (const char *const *)paths, 3, &o, &e) == NS_OK);
+        CHECK(ns_dataset_save(&b, d2, &e) == NS_OK);
+        for (int i = 0; i < NFILES; i++) {
+            char f1[400], f2[400];
+            snprintf(f1, sizeof f1, "%s/%s", d1, FILES[i]);
+            snprintf(f2, sizeof f2, "%s/%s", d2, FILES[i]);
+            if (!files_equal(f1, f2)) printf("  %s differs between two builds\n", FILES[i]);
+            CHECK(files_equal(f1, f2));
+        }
+        ns_dataset c;
+        if (ns_dataset_load(&c, d1, &e) != NS_OK) printf("  load: %s: %s\n", e.file, e.msg);
+        CHECK(ns_dataset_load(&c, d1, &e) == NS_OK);
+        CHECK_EQ_INT(c.nproblems, 3);
+        CHECK_EQ_INT(ns_dataset_nstates(&c), ns_dataset_nstates(&a));
+        CHECK_EQ_INT(ns_dataset_ntransitions(&c), ns_dataset_ntransitions(&a));
+        CHECK(memcmp(c.states.data, a.states.data, sizeof(uint64_t) * (size_t)ns_dataset_nstates(&a) * (size_t)a.words) == 0);
+        CHECK_STR(c.problems[1].ops[0], a.problems[1].ops[0]);
+        /* every sampled plan is a valid optimal plan of its problem */
+        ns_domain d;
+        CHECK(ns_domain_read(&d, "domains/ferry/domain.pddl", &e) == NS_OK);
+        const int64_t *po = c.plan_offsets.data, *pt = c.plan_transitions.data;
+        const int32_t *pp = c.plan_problem.data;
+        int checked = 0;
+        for (int64_t k = 0; k < c.plan_problem.shape[0]; k++) {
+            ns_problem p;
+            ns_task t;
+            CHECK(ns_problem_read(&p, &d, paths[pp[k]], &e) == NS_OK);
+            CHECK(ns_task_ground(&t, &d, &p, &e) == NS_OK);
+            int len = (int)(po[k + 1] - po[k]);
+            int ops[256];
+            for (int j = 0; j < len && j < 256; j++) ops[j] = ns_dataset_transition(&c, pt[po[k] + j])[2];
+            CHECK(ns_plan_ops_valid(&t, ops, len));
+            CHECK_EQ_INT(len, c.problems[pp[k]].cstar);
+            checked++;
+            ns_task_free(&t);
+            ns_problem_free(&p);
+        }
+        CHECK(checked > 3);
+        /* in optimal mode every transition is optimal */
+        if (mode == 0)
+            for (int64_t t = 0; t < ns_dataset_ntransitions(&c); t++) CHECK(((uint8_t *)c.transition_optimal.data)[t] == 1);
+        ns_domain_free(&d);
+        ns_dataset_free(&a);
+        ns_dataset_free(&b);
+        ns_dataset_free(&c);
+    }
+    free_paths(paths, 3);
+}
+
+/* Truncating or flipping a byte of any file gives an error naming it. */
+static void test_corruption(void)
+{
+    char d1[300];
+    snprintf(d1, sizeof d1, "%s/ds1", tmpdir);
+    for (int i = 0; i < NFILES; i++) {
+        char f[400];
+        snprintf(f, sizeof f, "%s/%s", d1, FILES[i]);
+        char *orig;
+        size_t n;
+        ns_error e;
+        CHECK(ns_read_file(f, &orig, &n, &e) == NS_OK);
+        for (int variant = 0; variant < 2; variant++) {
+            if (variant == 0) CHECK(ns_write_file_atomic(f, orig, n / 2, &e) == NS_OK); /* truncated */
+            else {
+                char *bad = malloc(n);
+                memcpy(bad, orig, n);
+                bad[n - 2] ^= 0x5a; /* corrupted near the end */
+                CHECK(ns_write_file_atomic(f, bad, n, &e) == NS_OK);
+                free(bad);
+            }
+            ns_dataset ds;
+            ns_status st = ns_dataset_load(&ds, d1, &e);
+            if (st == NS_OK) {
+                printf("  %s variant %d loaded\n", FILES[i], variant);
+                ns_dataset_free(&ds);
+            }
+            CHECK(st != NS_OK);
+            CHECK(strstr(e.file, FILES[i]) != NULL || strstr(e.msg, FILES[i]) != NULL);
+        }
+        CHECK(ns_write_file_atomic(f, orig, n, &e) == NS_OK);
+        free(orig);
+    }
+    ns_dataset ds;
+    ns_error e;
+    CHECK(ns_dataset_load(&ds, d1, &e) == NS_OK);
+    ns_dataset_free(&ds);
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/nope", tmpdir);
+    CHECK(ns_dataset_load(&ds, missing, &e) == NS_ERR_IO);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_dataset_%ld", (long)getpid());
+    NS_RUN(test_build_roundtrip_determinism);
+    NS_RUN(test_corruption);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
+    return ns_test_summary("test_dataset");
+}
