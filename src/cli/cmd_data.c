@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "nextstate/dataset.h"
 #include "nextstate/json.h"
+#include "nextstate/render.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -191,21 +192,65 @@ static void put_literals(ns_buf *b, const ns_dataset *ds, int64_t s)
     ns_buf_free(&tmp);
 }
 
+/* Prepared renderers for every problem of ds (template found by the
+ * dataset's PDDL domain name under domains_dir). */
+static int prepare_renders(const ns_dataset *ds, const char *domains_dir, ns_render_prep ***out)
+{
+    ns_render *r;
+    ns_error err;
+    if (ns_render_find(&r, domains_dir, ds->domain_name, &err) != NS_OK) return cli_report(&err);
+    ns_render_prep **preps = ns_xcalloc((size_t)ds->nproblems + 1, sizeof *preps);
+    for (int i = 0; i < ds->nproblems; i++) {
+        const ns_ds_problem *p = &ds->problems[i];
+        ns_render_problem rp = {p->nobjects, (const char *const *)p->objects, (const char *const *)p->object_types,
+                                p->natoms,   (const char *const *)p->atoms,   p->nstatics,
+                                (const char *const *)p->statics, p->ngoal, (const char *const *)p->goal};
+        if (ns_render_prep_new(&preps[i], r, &rp, &err) != NS_OK) {
+            for (int j = 0; j < i; j++) ns_render_prep_free(preps[j]);
+            free(preps);
+            ns_render_free(r);
+            return cli_report(&err);
+        }
+    }
+    ns_render_free(r);
+    *out = preps;
+    return 0;
+}
+
+static void put_prompt(ns_buf *b, ns_buf *tmp, const ns_dataset *ds, ns_render_prep *const *preps, int64_t s)
+{
+    tmp->len = 0;
+    ns_render_prep_prompt_bits(preps[((int32_t *)ds->state_problem.data)[s]], ns_dataset_state(ds, s), tmp);
+    ns_json_put_str(b, tmp->data);
+}
+
 static int data_export(int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL;
+    const char *dir = NULL, *out = NULL, *domains_dir = "domains";
+    bool text = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--text")) text = true;
+        else if (!strcmp(argv[i], "--domains") && i + 1 < argc) domains_dir = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1]) return cli_usage("data", "unknown option '%s'", argv[i]);
         else if (!dir) dir = argv[i];
         else return cli_usage("data", "too many arguments");
     }
-    if (!dir) return cli_usage("data", "export expects DIR [-o FILE.jsonl]");
+    if (!dir) return cli_usage("data", "export expects DIR [-o FILE.jsonl] [--text [--domains DIR]]");
     ns_dataset ds;
     ns_error err;
     if (ns_dataset_load(&ds, dir, &err) != NS_OK) return cli_report(&err);
-    ns_buf b;
+    ns_render_prep **preps = NULL;
+    if (text) {
+        int rc = prepare_renders(&ds, domains_dir, &preps);
+        if (rc) {
+            ns_dataset_free(&ds);
+            return rc;
+        }
+    }
+    ns_buf b, tmp;
     ns_buf_init(&b);
+    ns_buf_init(&tmp);
     const int32_t *hs = ds.state_hstar.data;
     const uint8_t *opt = ds.transition_optimal.data;
     for (int64_t t = 0; t < ns_dataset_ntransitions(&ds); t++) {
@@ -219,9 +264,18 @@ static int data_export(int argc, char **argv)
         put_literals(&b, &ds, r[1]);
         ns_buf_puts(&b, ", \"next_state_literals\": ");
         put_literals(&b, &ds, r[3]);
+        if (preps) {
+            ns_buf_puts(&b, ", \"state_text\": ");
+            put_prompt(&b, &tmp, &ds, preps, r[1]);
+            ns_buf_puts(&b, ", \"next_state_text\": ");
+            put_prompt(&b, &tmp, &ds, preps, r[3]);
+        }
         ns_buf_printf(&b, ", \"hstar\": %d, \"next_hstar\": %d, \"optimal\": %s}\n", hs[r[1]], hs[r[3]],
                       opt[t] ? "true" : "false");
     }
+    for (int i = 0; preps && i < ds.nproblems; i++) ns_render_prep_free(preps[i]);
+    free(preps);
+    ns_buf_free(&tmp);
     int rc = 0;
     if (out) {
         if (ns_write_file_atomic(out, b.data, b.len, &err) != NS_OK) rc = cli_report(&err);
@@ -233,11 +287,50 @@ static int data_export(int argc, char **argv)
     return rc;
 }
 
+/* Writes the dataset's sampled optimal plans as IPC plan files
+ * OUTDIR/<problem>-<k>.plan. */
+static int data_plans(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1]) return cli_usage("data", "unknown option '%s'", argv[i]);
+        else if (!dir) dir = argv[i];
+        else return cli_usage("data", "too many arguments");
+    }
+    if (!dir || !out) return cli_usage("data", "plans expects DIR -o OUTDIR");
+    ns_dataset ds;
+    ns_error err;
+    if (ns_dataset_load(&ds, dir, &err) != NS_OK) return cli_report(&err);
+    int rc = ns_mkdir_p(out, &err) == NS_OK ? 0 : cli_report(&err);
+    const int64_t *po = ds.plan_offsets.data, *pt = ds.plan_transitions.data;
+    const int32_t *pp = ds.plan_problem.data;
+    int *count = ns_xcalloc((size_t)ds.nproblems + 1, sizeof(int));
+    ns_buf b, path;
+    ns_buf_init(&b);
+    ns_buf_init(&path);
+    for (int64_t k = 0; k < ds.plan_problem.shape[0] && !rc; k++) {
+        const ns_ds_problem *p = &ds.problems[pp[k]];
+        b.len = path.len = 0;
+        for (int64_t j = po[k]; j < po[k + 1]; j++) ns_buf_printf(&b, "%s\n", p->ops[ns_dataset_transition(&ds, pt[j])[2]]);
+        ns_buf_printf(&b, "; cost = %lld (unit cost)\n", (long long)(po[k + 1] - po[k]));
+        ns_buf_printf(&path, "%s/%s-%d.plan", out, p->name, count[pp[k]]++);
+        if (ns_write_file_atomic(path.data, b.data, b.len, &err) != NS_OK) rc = cli_report(&err);
+    }
+    if (!rc) fprintf(stderr, "%lld plans written to %s\n", (long long)ds.plan_problem.shape[0], out);
+    ns_buf_free(&b);
+    ns_buf_free(&path);
+    free(count);
+    ns_dataset_free(&ds);
+    return rc;
+}
+
 int cmd_data(int argc, char **argv)
 {
     if (argc < 2) return cli_usage("data", "expects build, info or export");
     if (!strcmp(argv[1], "build")) return data_build(argc - 1, argv + 1);
     if (!strcmp(argv[1], "info")) return data_info(argc - 1, argv + 1);
     if (!strcmp(argv[1], "export")) return data_export(argc - 1, argv + 1);
-    return cli_usage("data", "unknown subcommand '%s' (build, info, export)", argv[1]);
+    if (!strcmp(argv[1], "plans")) return data_plans(argc - 1, argv + 1);
+    return cli_usage("data", "unknown subcommand '%s' (build, info, export, plans)", argv[1]);
 }

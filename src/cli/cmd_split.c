@@ -124,7 +124,7 @@ int cmd_split(int argc, char **argv)
     ns_split sp;
     if (!rc) {
         ns_status st = ns_split_make(&sp, dsp, ndirs, &o, &err);
-        if (st != NS_OK && !err.file[0] && ndirs == 1) snprintf(err.file, sizeof err.file, "%s", dirs[0]);
+        if (st == NS_ERR_INPUT && !err.file[0] && ndirs == 1) snprintf(err.file, sizeof err.file, "%s", dirs[0]);
         if (st == NS_OK) {
             st = ns_split_save(&sp, dirs, out, &err);
             if (st == NS_OK) {

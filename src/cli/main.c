@@ -32,7 +32,11 @@ static const command commands[] = {
      "  --max-states caps the states explored per problem (default 1000000); --plans draws K\n"
      "  distinct optimal plans per problem (default 16).\n"
      "nextstate data info DIR [--json]\n"
-     "nextstate data export DIR [-o FILE.jsonl]   (one JSON object per transition)"},
+     "nextstate data export DIR [-o FILE.jsonl] [--text [--domains DIR]]\n"
+     "  One JSON object per transition: action, literals of both states, h*, optimality;\n"
+     "  --text adds the EmbedPlan prompts of both states (templates from DIR/*/render*.txt,\n"
+     "  default ./domains).\n"
+     "nextstate data plans DIR -o OUTDIR         (the sampled optimal plans as IPC plan files)"},
     {"split", cmd_split, "evaluation splits and candidate pools",
      "nextstate split PROTOCOL DATASET_DIR… -o DIR [--test-frac F] [--dev-frac F] [--pool-size N]\n"
      "                [--with-replacement] [--seed S]\n"
