@@ -1,6 +1,7 @@
 # nextstate — build, test, demo.  `make` builds the library and the CLI;
 # `make test` runs unit and end-to-end tests; `make SAN=1 test` builds and
-# tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-san/.
+# tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-san/;
+# `make NOBLAS=1` uses plain-C matrix products instead of OpenBLAS.
 
 CC      ?= cc
 SAN     ?= 0
@@ -8,6 +9,15 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude
 LDLIBS  += -lm
+NOBLAS  ?= 0
+
+ifeq ($(NOBLAS),1)
+CFLAGS  += -DNS_NO_BLAS
+else
+BLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null || echo -I/usr/include/x86_64-linux-gnu/openblas-pthread)
+CFLAGS  += $(BLAS_CFLAGS)
+LDLIBS  += -lopenblas
+endif
 
 ifeq ($(SAN),1)
 BUILD   := build-san

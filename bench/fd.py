@@ -81,19 +81,24 @@ def run(cmd, cwd=None):
 # ---------------------------------------------------------------- problem list
 
 def read_problems(path, tmpdir):
-    """Yields (domain label, domain file, problem file) for each line of the list."""
+    """Yields (domain label, domain file, problem file, modes) for each line of the list."""
     for n, line in enumerate(open(path), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
         words = shlex.split(line)
+        modes = set(MODES)
+        if words[-1] in ("blind", "sat"):
+            modes &= {words.pop()}
+        if not modes:
+            continue
         if words[0] == "gen":
             name = words[1]
             prob = os.path.join(tmpdir, "-".join([name] + [w.lstrip("-") for w in words[2:]]) + ".pddl")
             code, _, err, _ = run([NS, "gen", name, *words[2:], "-o", prob])
             if code != 0:
                 sys.exit(f"{path}:{n}: nextstate gen failed: {err.strip()}")
-            yield "gen/" + name, os.path.join(ROOT, "domains", name, "domain.pddl"), prob
+            yield "gen/" + name, os.path.join(ROOT, "domains", name, "domain.pddl"), prob, modes
             continue
         prob = os.path.join(BENCHMARKS, words[0])
         if not os.path.isfile(prob):
@@ -108,7 +113,7 @@ def read_problems(path, tmpdir):
                 dom = os.path.join(os.path.dirname(here), "domain.pddl")
         parts = words[0].split("/")
         label = f"{parts[0]}/{parts[2]}" if parts[0] == "seedA" else f"{parts[0]}/{parts[1]}"
-        yield label, dom, prob
+        yield label, dom, prob, modes
 
 
 # ---------------------------------------------------------------- the two planners
@@ -190,12 +195,12 @@ def main():
         hs = (f"{'':26} {'':34} | {'ns gbfs-ff':>14} {'wall':>7} | {'FD lama-first':>14} {'wall':>7}")
         print("blind: A* blind, expansions/s in search; ratio = nextstate/FD   "
               "| sat: solved plan length (or status), * = invalid plan")
-        print(hb if "blind" in MODES else hs)
-        for label, dom, prob in problems:
+        print("\n".join(h for m, h in (("blind", hb), ("sat", hs)) if m in MODES))
+        for label, dom, prob, modes in problems:
             name = os.path.basename(prob)[:-5]
             row = {"domain": label, "problem": name, "domain_file": dom, "problem_file": prob}
             plan = os.path.join(tmp, "ns.plan")
-            if "blind" in MODES:
+            if "blind" in modes:
                 ns = nextstate(dom, prob, "astar", "blind", plan)
                 with tempfile.TemporaryDirectory(dir=tmp) as d:
                     fd = fast_downward(driver, dom, prob, [], ["--search", "astar(blind())"], d)
@@ -213,7 +218,7 @@ def main():
                       f"{ns['wall']:7.2f} {fd['wall']:7.2f}"
                       + ("" if ns.get("solved") and fd.get("solved") else
                          f"   [ns: {ns['status']}; FD: {fd['status']}]"), flush=True)
-            if "sat" in MODES:
+            if "sat" in modes:
                 ns = nextstate(dom, prob, "gbfs", "ff", plan)
                 if ns.get("solved"):
                     ns["valid"] = validate(dom, prob, plan)
@@ -228,7 +233,9 @@ def main():
                     if not r.get("solved"):
                         return r["status"][:14]
                     return f"{r.get('plan_length')}{'' if r.get('valid') else '*'}"
-                print(f"{'':26} {'  sat:':34} | {cell(ns):>14} {ns['wall']:7.2f} | "
+                first = "" if "blind" in modes else label[:26]
+                second = "  sat:" if "blind" in modes else "sat: " + name[:29]
+                print(f"{first:26} {second:34} | {cell(ns):>14} {ns['wall']:7.2f} | "
                       f"{cell(fd):>14} {fd['wall']:7.2f}", flush=True)
             rows.append(row)
 
@@ -248,12 +255,13 @@ def main():
 
 def summarize(rows):
     s = {}
-    if "blind" in MODES:
-        print(f"\nexpansions/s ratio nextstate/FD (geometric mean over problems where both "
-              f"searches ran >= {MIN_SECONDS:g} s):")
+    blind = [r for r in rows if "blind_ns_status" in r]
+    if blind:
+        print(f"\nexpansions/s ratio nextstate/FD, geometric mean over problems where both "
+              f"searches ran >= {MIN_SECONDS:g} s:")
         by = {}
-        for r in rows:
-            if r.get("blind_in_mean"):
+        for r in blind:
+            if r["blind_in_mean"]:
                 by.setdefault(r["domain"], []).append(r["blind_ratio"])
         for d, xs in by.items():
             print(f"  {d:34} {geomean(xs):6.2f}  ({len(xs)} problems, "
@@ -261,31 +269,75 @@ def summarize(rows):
         allx = [x for xs in by.values() for x in xs]
         g = geomean(allx)
         print(f"  {'GEOMEAN all':34} {fmt(g, '6.2f')}  ({len(allx)} problems)")
-        s["blind"] = {"geomean_ratio": g, "problems_in_mean": len(allx),
+
+        def answered(who):  # solved, or proved unsolvable
+            return sum(r.get(f"blind_{who}_status") in ("solved", "unsolvable") for r in blind)
+        s["blind"] = {"geomean_ratio": g, "problems_in_mean": len(allx), "problems": len(blind),
                       "per_domain": {d: geomean(xs) for d, xs in by.items()},
-                      "ns_solved": sum(bool(r.get("blind_ns_solved")) for r in rows),
-                      "fd_solved": sum(bool(r.get("blind_fd_solved")) for r in rows)}
-        print(f"  blind coverage: nextstate {s['blind']['ns_solved']}/{len(rows)}, "
-              f"FD {s['blind']['fd_solved']}/{len(rows)}")
-    if "sat" in MODES:
+                      "ns_answered": answered("ns"), "fd_answered": answered("fd"),
+                      "ns_search_s_sum": sum(r.get("blind_ns_search_s") or 0 for r in blind),
+                      "ns_wall_sum": sum(r["blind_ns_wall"] for r in blind),
+                      "fd_wall_sum": sum(r["blind_fd_wall"] for r in blind)}
+        x = s["blind"]
+        print(f"  A* blind answered (solved or proved unsolvable): nextstate {x['ns_answered']}/"
+              f"{len(blind)}, FD {x['fd_answered']}/{len(blind)}; total wall "
+              f"{x['ns_wall_sum']:.1f} s vs {x['fd_wall_sum']:.1f} s")
+    sat = [r for r in rows if "sat_ns_status" in r]
+    if sat:
         def cov(who):
-            return sum(bool(r.get(f"sat_{who}_solved") and r.get(f"sat_{who}_valid")) for r in rows)
-        both = [r for r in rows if r.get("sat_ns_valid") and r.get("sat_fd_valid")]
-        s["sat"] = {"ns_coverage": cov("ns"), "fd_coverage": cov("fd"), "problems": len(rows),
+            return sum(bool(r.get(f"sat_{who}_solved") and r.get(f"sat_{who}_valid")) for r in sat)
+        both = [r for r in sat if r.get("sat_ns_valid") and r.get("sat_fd_valid")]
+        s["sat"] = {"ns_coverage": cov("ns"), "fd_coverage": cov("fd"), "problems": len(sat),
                     "both_solved": len(both),
                     "ns_plan_length_sum": sum(r["sat_ns_plan_length"] for r in both),
                     "fd_plan_length_sum": sum(r["sat_fd_plan_length"] for r in both),
-                    "ns_wall_sum": sum(r["sat_ns_wall"] for r in rows),
-                    "fd_wall_sum": sum(r["sat_fd_wall"] for r in rows),
+                    "ns_wall_sum": sum(r["sat_ns_wall"] for r in sat),
+                    "fd_wall_sum": sum(r["sat_fd_wall"] for r in sat),
                     "wall_ratio_geomean_both_solved":
                         geomean([r["sat_ns_wall"] / r["sat_fd_wall"] for r in both])}
         x = s["sat"]
         print(f"\nGBFS-h^FF vs lama-first: coverage (valid plans) nextstate {x['ns_coverage']}/"
-              f"{len(rows)}, FD {x['fd_coverage']}/{len(rows)}; on the {len(both)} both solved: "
+              f"{len(sat)}, FD {x['fd_coverage']}/{len(sat)}\n  on the {len(both)} both solved: "
               f"plan length sum {x['ns_plan_length_sum']} vs {x['fd_plan_length_sum']}, "
-              f"wall time ratio ns/FD geomean {fmt(x['wall_ratio_geomean_both_solved'], '.2f')}; "
-              f"total wall {x['ns_wall_sum']:.1f} s vs {x['fd_wall_sum']:.1f} s")
+              f"wall time ratio nextstate/FD geomean "
+              f"{fmt(x['wall_ratio_geomean_both_solved'], '.2f')}\n  total wall over all "
+              f"{len(sat)}: {x['ns_wall_sum']:.1f} s vs {x['fd_wall_sum']:.1f} s")
+    notes = notable(rows)
+    if notes:
+        print("\nnotable (nextstate slower, failing or invalid where FD is not):")
+        print("\n".join("  " + n for n in notes))
+    s["notable"] = notes
     return s
+
+
+def notable(rows):
+    notes = []
+    for r in rows:
+        where = f"{r['problem_file']}:"
+        if "blind_ns_status" in r:
+            ok = ("solved", "unsolvable")
+            if r["blind_fd_status"] in ok and r["blind_ns_status"] not in ok:
+                notes.append(f"{where} A* blind: nextstate {r['blind_ns_status']}, FD answered")
+            elif r["blind_in_mean"] and r["blind_ratio"] < 0.8:
+                notes.append(f"{where} A* blind: expansions/s ratio {r['blind_ratio']:.2f}")
+            elif r["blind_ns_status"] in ok and r["blind_ns_wall"] > 2 * r["blind_fd_wall"] + 0.5:
+                notes.append(f"{where} A* blind: wall {r['blind_ns_wall']:.1f} s vs FD "
+                             f"{r['blind_fd_wall']:.1f} s (expanded {r['blind_ns_expanded']} vs "
+                             f"{r.get('blind_fd_expanded')}: FD's translator pruned the task)")
+        if "sat_ns_status" in r:
+            if r["sat_ns_solved"] and not r.get("sat_ns_valid"):
+                notes.append(f"{where} GBFS-h^FF: nextstate's plan is INVALID")
+            if r["sat_fd_solved"] and not r.get("sat_fd_valid"):
+                notes.append(f"{where} lama-first: `nextstate validate` rejects FD's plan")
+            if r.get("sat_fd_valid") and not r.get("sat_ns_solved"):
+                notes.append(f"{where} GBFS-h^FF: nextstate {r['sat_ns_status']} after "
+                             f"{r['sat_ns_wall']:.1f} s, lama-first solved in "
+                             f"{r['sat_fd_wall']:.1f} s (length {r['sat_fd_plan_length']})")
+            elif r.get("sat_ns_valid") and r.get("sat_fd_valid") and \
+                    r["sat_ns_wall"] > 2 * r["sat_fd_wall"] + 1:
+                notes.append(f"{where} GBFS-h^FF: wall {r['sat_ns_wall']:.1f} s vs lama-first "
+                             f"{r['sat_fd_wall']:.1f} s")
+    return notes
 
 
 if __name__ == "__main__":

@@ -543,6 +543,7 @@ static ns_status parse_value(parser *ps, ns_json *v)
 ns_status ns_json_parse(ns_json *out, const char *text, size_t len, const char *path, ns_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (!text) text = ""; /* (NULL, 0) is empty input */
     parser ps = {.p = text, .end = text + len, .line_start = text, .line = 1, .path = path, .err = err};
     /* RFC 8259 §8.1: a parser may ignore a leading byte order mark. */
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) ps.p += 3;

@@ -58,10 +58,27 @@ static uint64_t stream_seed(uint64_t seed, uint64_t tag, uint64_t a, uint64_t b)
     return ns_hash_mix(h ^ (b + 1) * 0x94d049bb133111ebULL);
 }
 
+/* Uniform in [0, n) without bias; for n < 2^32 by a multiply (Lemire's
+ * method) instead of ns_rng_below's two divisions — pools draw ~10^8 of these. */
+static uint64_t below(ns_rng *r, uint64_t n)
+{
+    if (n > UINT32_MAX) return ns_rng_below(r, n);
+    uint64_t m = (ns_rng_next(r) >> 32) * n;
+    uint32_t l = (uint32_t)m;
+    if (l < (uint32_t)n) {
+        uint32_t t = (uint32_t)(0u - (uint32_t)n) % (uint32_t)n;
+        while (l < t) {
+            m = (ns_rng_next(r) >> 32) * n;
+            l = (uint32_t)m;
+        }
+    }
+    return m >> 32;
+}
+
 static void shuffle_i64(ns_rng *r, int64_t *a, int64_t n)
 {
     for (int64_t i = n; i > 1; i--) {
-        int64_t j = (int64_t)ns_rng_below(r, (uint64_t)i);
+        int64_t j = (int64_t)below(r, (uint64_t)i);
         int64_t t = a[i - 1];
         a[i - 1] = a[j];
         a[j] = t;
@@ -125,7 +142,7 @@ static void carve(sides *sd, int only, uint8_t from, uint8_t to, int64_t count, 
         if (only >= 0 && d != only) continue;
         for (int64_t t = 0; t < sd->len[d] && count > 0; t++) {
             if (sd->s[d][t] != from) continue;
-            if ((int64_t)ns_rng_below(r, (uint64_t)left) < count) {
+            if ((int64_t)below(r, (uint64_t)left) < count) {
                 sd->s[d][t] = to;
                 count--;
             }
@@ -368,7 +385,7 @@ static int draw_distinct(ns_rng *r, seen_set *S, const int32_t *map, int64_t lo,
         }
         int take = m < k ? (int)m : k;
         for (int i = 0; i < take; i++) {
-            int64_t j = i + (int64_t)ns_rng_below(r, (uint64_t)(m - i));
+            int64_t j = i + (int64_t)below(r, (uint64_t)(m - i));
             int64_t t = scratch[i];
             scratch[i] = scratch[j];
             scratch[j] = t;
@@ -379,7 +396,7 @@ static int draw_distinct(ns_rng *r, seen_set *S, const int32_t *map, int64_t lo,
     }
     int got = 0; /* plentiful: rejection, ≤ 2 tries per draw on average */
     while (got < k) {
-        int64_t pos = lo + (int64_t)ns_rng_below(r, (uint64_t)(hi - lo));
+        int64_t pos = lo + (int64_t)below(r, (uint64_t)(hi - lo));
         int64_t v = map ? map[pos] : pos;
         if (seen_insert(S, v)) out[got++] = v;
     }
@@ -392,7 +409,7 @@ static int draw_with_replacement(ns_rng *r, int64_t lo, int64_t hi, int64_t trut
     if (hi - lo < 2) return 0;
     for (int i = 0; i < k; i++) {
         int64_t v;
-        do v = lo + (int64_t)ns_rng_below(r, (uint64_t)(hi - lo));
+        do v = lo + (int64_t)below(r, (uint64_t)(hi - lo));
         while (v == truth);
         out[i] = v;
     }
@@ -564,7 +581,10 @@ ns_status ns_split_make(ns_split *sp, const ns_dataset *const *ds, int n, const 
     const char *name = ns_protocol_name(o->protocol);
     int want_min = 1, want_max = 1;
     if (o->protocol == NS_PROTO_CROSS_DOMAIN) want_min = want_max = 2;
-    if (o->protocol == NS_PROTO_MULTI_DOMAIN || o->protocol == NS_PROTO_LEAVE_ONE_OUT) want_min = 2, want_max = 1 << 20;
+    if (o->protocol == NS_PROTO_MULTI_DOMAIN || o->protocol == NS_PROTO_LEAVE_ONE_OUT) {
+        want_min = 2;
+        want_max = 1 << 20;
+    }
     if (n < want_min || n > want_max)
         return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "%s takes %s dataset%s, got %d", name,
                             want_min == want_max ? (want_min == 1 ? "one" : "two") : "two or more",
@@ -574,6 +594,8 @@ ns_status ns_split_make(ns_split *sp, const ns_dataset *const *ds, int n, const 
         return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "test fraction must lie in (0, 1), got %g", test_frac);
     if (!(dev_frac < 1)) return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "dev fraction must be below 1, got %g", dev_frac);
     if (o->pool_size < 0) return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "pool size must be 0 or more");
+    if (o->seed > (uint64_t)INT64_MAX) /* split.json keeps it as a JSON integer */
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "seed must be below 2^63");
     if (o->with_replacement && o->protocol == NS_PROTO_PLAN_VARIANT)
         return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "plan-variant pools are drawn without replacement");
     for (int d = 0; d < n; d++) {

@@ -32,10 +32,17 @@ typedef struct ns_json {
     int line, col;         /* position in the source text */
 } ns_json;
 
-/* Parses text (must hold exactly one JSON value).  Errors carry
- * path:line:col.  Nesting deeper than 512 is an error. */
+/* Parses text (must hold exactly one JSON value; RFC 8259, a leading UTF-8
+ * BOM is skipped).  Errors are NS_ERR_INPUT with path:line:col (columns
+ * count bytes): trailing characters, unterminated strings, bad escapes,
+ * unescaped control characters, ill-formed UTF-8 or unpaired \u surrogates
+ * in strings, malformed numbers, missing ',' or ':', empty input, nesting
+ * deeper than 512.  Numbers beyond the double range read as ±inf or 0.
+ * On failure *out is left empty (safe to ns_json_free). */
 ns_status ns_json_parse(ns_json *out, const char *text, size_t len, const char *path, ns_error *err);
+/* Reads and parses the file at path (NS_ERR_IO when it cannot be read). */
 ns_status ns_json_read(ns_json *out, const char *path, ns_error *err);
+/* Frees a tree made by ns_json_parse/ns_json_read and empties *j. */
 void ns_json_free(ns_json *j);
 
 /* Member of an object by key (first match), or NULL. */

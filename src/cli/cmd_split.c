@@ -126,6 +126,7 @@ int cmd_split(int argc, char **argv)
         ns_status st = ns_split_make(&sp, dsp, ndirs, &o, &err);
         if (st == NS_ERR_INPUT && !err.file[0] && ndirs == 1) snprintf(err.file, sizeof err.file, "%s", dirs[0]);
         if (st == NS_OK) {
+            double t2 = ns_now();
             st = ns_split_save(&sp, dirs, out, &err);
             if (st == NS_OK) {
                 int64_t nshort = 0;
@@ -139,8 +140,8 @@ int cmd_split(int argc, char **argv)
                             sp.with_replacement ? " with replacement" : "", (long long)nshort);
                 else
                     fprintf(stderr, "no pools");
-                fprintf(stderr, "; seed %llu; %.2f s (+%.2f s loading)\n", (unsigned long long)sp.seed, ns_now() - t1,
-                        t1 - t0);
+                fprintf(stderr, "; seed %llu; %.2f s (+%.2f s loading, %.2f s writing)\n", (unsigned long long)sp.seed,
+                        t2 - t1, t1 - t0, ns_now() - t2);
             }
             ns_split_free(&sp);
         }

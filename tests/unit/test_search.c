@@ -608,6 +608,26 @@ static void test_search_goal_at_init(void)
     unload(&L);
 }
 
+static void test_search_no_fluents(void)
+{
+    /* Nothing changes: no fluent atoms, no operators, zero-word states. */
+    loaded L;
+    if (!load(&L, "(define (domain still) (:requirements :strips) (:predicates (p) (q)))",
+              "(define (problem s1) (:domain still) (:init (p)) (:goal (p)))")) {
+        CHECK(0);
+        return;
+    }
+    CHECK_EQ_INT(L.t.natoms, 0);
+    for (int a = NS_SEARCH_BFS; a <= NS_SEARCH_GBFS; a++)
+        for (int h = NS_H_BLIND; h <= NS_H_LMCUT; h++) {
+            ns_search_result r = solve(&L.t, (ns_search_algo)a, (ns_heuristic_kind)h);
+            CHECK_EQ_INT(r.status, NS_OK);
+            CHECK_EQ_INT(r.plan_len, 0);
+            ns_search_result_free(&r);
+        }
+    unload(&L);
+}
+
 static void test_search_unsolvable(void)
 {
     loaded L;
@@ -794,6 +814,17 @@ static void test_benchmarks_optimal(void)
                 bad++;
             }
             ns_search_result_free(&r);
+            /* GBFS with h^FF: a valid plan, no shorter than the optimum. */
+            o.algo = NS_SEARCH_GBFS;
+            o.heuristic = NS_H_FF;
+            ns_search(&L.t, &o, &r);
+            if (r.status != NS_OK || r.plan_len < expect ||
+                plan_check(&L.t, r.plan, r.plan_len) != r.plan_cost) {
+                printf("  %s: gbfs/ff status %d length %d, optimum %d\n", prob, r.status,
+                       r.plan_len, expect);
+                bad++;
+            }
+            ns_search_result_free(&r);
             /* BFS where it is quick (its time limit only skips, never fails). */
             o.algo = NS_SEARCH_BFS;
             o.time_limit = 0.5;
@@ -833,6 +864,7 @@ int main(void)
     NS_RUN(test_search_costs);
     NS_RUN(test_search_negative);
     NS_RUN(test_search_goal_at_init);
+    NS_RUN(test_search_no_fluents);
     NS_RUN(test_search_unsolvable);
     NS_RUN(test_search_limits);
     NS_RUN(test_search_deterministic);
