@@ -21,7 +21,8 @@ Environment:
   BENCH_MODES         blind,sat (default both)
   BENCH_MIN_SECONDS   a problem enters the expansion-rate geometric mean only when
                       both searches ran at least this long (default 0.05)
-  BENCH_OUT           output prefix (default results/bench_fd -> .csv and .json)
+  BENCH_OUT           output prefix (default results/bench_fd: .csv, .json, and
+                      _problems/ holding the generated problems)
   NEXTSTATE_BENCHMARKS  reference problems (default ../shared/benchmarks)
   FD_DRIVER           fast-downward.py to use (default: the one in up_fast_downward)
 Only the Python standard library is used.
@@ -80,7 +81,7 @@ def run(cmd, cwd=None):
 
 # ---------------------------------------------------------------- problem list
 
-def read_problems(path, tmpdir):
+def read_problems(path, gendir):
     """Yields (domain label, domain file, problem file, modes) for each line of the list."""
     for n, line in enumerate(open(path), 1):
         line = line.split("#", 1)[0].strip()
@@ -94,13 +95,13 @@ def read_problems(path, tmpdir):
             continue
         if words[0] == "gen":
             name = words[1]
-            prob = os.path.join(tmpdir, "-".join([name] + [w.lstrip("-") for w in words[2:]]) + ".pddl")
+            prob = os.path.join(gendir, "-".join([name] + [w.lstrip("-") for w in words[2:]]) + ".pddl")
             code, _, err, _ = run([NS, "gen", name, *words[2:], "-o", prob])
             if code != 0:
                 sys.exit(f"{path}:{n}: nextstate gen failed: {err.strip()}")
             yield "gen/" + name, os.path.join(ROOT, "domains", name, "domain.pddl"), prob, modes
             continue
-        prob = os.path.join(BENCHMARKS, words[0])
+        prob = os.path.normpath(os.path.join(BENCHMARKS, words[0]))
         if not os.path.isfile(prob):
             print(f"bench: skipping {words[0]} (not found under {BENCHMARKS})", file=sys.stderr)
             continue
@@ -130,7 +131,8 @@ def nextstate(dom, prob, search, heuristic, plan_file):
         return r
     r.update(status=j["status"], solved=j["solved"], expanded=j["expanded"],
              generated=j["generated"], search_s=j["seconds"], ground_s=j["ground_seconds"],
-             plan_length=j["plan_length"] if j["solved"] else None)
+             plan_length=j["plan_length"] if j["solved"] else None,
+             atoms=j.get("atoms"), operators=j.get("operators"))
     return r
 
 
@@ -148,7 +150,8 @@ def fast_downward(driver, dom, prob, driver_args, search_args, tmpdir):
     for key, pattern, kind in (("expanded", r"Expanded (\d+) state", int),
                                ("generated", r"Generated (\d+) state", int),
                                ("search_s", r"Search time: ([\d.]+)s", float),
-                               ("plan_length", r"Plan length: (\d+) step", int)):
+                               ("plan_length", r"Plan length: (\d+) step", int),
+                               ("operators", r"Translator operators: (\d+)", int)):
         m = re.findall(pattern, out)
         if m:
             r[key] = kind(m[-1])
@@ -189,7 +192,9 @@ def main():
           f"time limit {LIMIT:g} s, memory {MEMORY} MB; modes {','.join(MODES)}\n")
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_fd.") as tmp:
-        problems = list(read_problems(PROBLEMS, tmp))
+        gendir = OUT + "_problems"  # generated problems are kept for a second look
+        os.makedirs(gendir, exist_ok=True)
+        problems = list(read_problems(PROBLEMS, gendir))
         hb = (f"{'domain':26} {'problem':34} | {'ns exp':>9} {'ns s':>7} {'ns exp/s':>9} | "
               f"{'FD exp':>9} {'FD s':>7} {'FD exp/s':>9} | {'ratio':>6} | {'ns wall':>7} {'FD wall':>7}")
         hs = (f"{'':26} {'':34} | {'ns gbfs-ff':>14} {'wall':>7} | {'FD lama-first':>14} {'wall':>7}")

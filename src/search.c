@@ -415,6 +415,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->heuristic = NS_H_LMCUT;
     o->time_limit = 0;
     o->memory_limit = 0;
+    o->prune_irrelevant = true;
 }
 
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r)
@@ -434,7 +435,13 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
         return r->status;
     }
     ns_registry_init(&s.reg, t->nwords);
-    ns_succgen_init(&s.sg, t);
+    bool *keep = NULL;
+    if (o->prune_irrelevant) {
+        keep = ns_xmalloc(sizeof(bool) * ((size_t)t->nops + 1));
+        ns_task_relevant_ops(t, keep);
+    }
+    ns_succgen_init_subset(&s.sg, t, keep);
+    free(keep);
     ol_init(&s.open);
     s.ops = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
     s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));

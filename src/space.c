@@ -207,8 +207,11 @@ static ns_status build_optimal(ns_space *sp, const ns_task *t, const ns_space_op
      * g is exact (breadth-first layers) and h admissible, so no state on an
      * optimal path is pruned; consistency is not needed */
     ns_heuristic *h = ns_heuristic_new(t, NS_H_LMCUT);
-    ns_succgen sg;
-    ns_succgen_init(&sg, t);
+    ns_succgen sg; /* irrelevant operators lie on no optimal plan */
+    bool *keep = ns_xmalloc(sizeof(bool) * ((size_t)t->nops + 1));
+    ns_task_relevant_ops(t, keep);
+    ns_succgen_init_subset(&sg, t, keep);
+    free(keep);
     int *ops = ns_xmalloc(sizeof(int) * ((size_t)t->nops + 1));
     ns_word *cur = ns_xmalloc(sizeof(ns_word) * (size_t)t->nwords);
     ns_word *next = ns_xmalloc(sizeof(ns_word) * (size_t)t->nwords);

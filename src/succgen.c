@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ns_succgen_init(ns_succgen *g, const ns_task *t)
+void ns_succgen_init(ns_succgen *g, const ns_task *t) { ns_succgen_init_subset(g, t, NULL); }
+
+void ns_succgen_init_subset(ns_succgen *g, const ns_task *t, const bool *keep)
 {
     memset(g, 0, sizeof *g);
     g->task = t;
@@ -13,10 +15,13 @@ void ns_succgen_init(ns_succgen *g, const ns_task *t)
     /* how often each atom is a precondition: prefer rare atoms as keys */
     int *uses = ns_xcalloc((size_t)t->natoms + 1, sizeof(int));
     for (int i = 0; i < t->nops; i++) {
+        if (keep && !keep[i]) continue;
         const int *pre = ns_op_pre(t, &t->ops[i]);
         for (int j = 0; j < t->ops[i].npre; j++) uses[pre[j]]++;
     }
     for (int i = 0; i < t->nops; i++) {
+        key_of[i] = -2; /* left out */
+        if (keep && !keep[i]) continue;
         const ns_op *o = &t->ops[i];
         const int *pre = ns_op_pre(t, o);
         int best = -1;
@@ -34,6 +39,7 @@ void ns_succgen_init(ns_succgen *g, const ns_task *t)
     memset(load, 0, sizeof(int) * ((size_t)t->natoms + 1));
     int nf = 0;
     for (int i = 0; i < t->nops; i++) {
+        if (key_of[i] == -2) continue;
         if (key_of[i] < 0) g->free_ops[nf++] = i;
         else g->key_ops[g->key_start[key_of[i]] + load[key_of[i]]++] = i;
     }

@@ -631,6 +631,45 @@ bool ns_task_is_goal(const ns_task *t, const ns_word *s)
     return true;
 }
 
+/* ---- relevance --------------------------------------------------------- */
+
+int ns_task_relevant_ops(const ns_task *t, bool *relevant)
+{
+    /* need[a]: bit 1 = a must be made true, bit 2 = a must be made false;
+     * bit 4 marks atoms that hold initially and that no operator deletes:
+     * they hold in every reachable state and need no achiever (Fast
+     * Downward's translator drops such variables as constant). */
+    unsigned char *need = ns_xcalloc((size_t)t->natoms + 1, 1);
+    for (int a = 0; a < t->natoms; a++)
+        if (ns_bit_get(t->init, a)) need[a] = 4;
+    for (int i = 0; i < t->nops; i++)
+        for (int k = 0; k < t->ops[i].ndel; k++) need[ns_op_del(t, &t->ops[i])[k]] &= (unsigned char)~4;
+    for (int a = 0; a < t->natoms; a++)
+        if (need[a] & 4) need[a] = 4 | 1; /* "needed" already satisfied: never seeds relevance */
+    for (int i = 0; i < t->ngoal_pos; i++) need[t->goal_pos[i]] |= 1;
+    for (int i = 0; i < t->ngoal_neg; i++) need[t->goal_neg[i]] |= 2;
+    memset(relevant, 0, sizeof(bool) * (size_t)t->nops);
+    int count = 0;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < t->nops; i++) {
+            if (relevant[i]) continue;
+            const ns_op *o = &t->ops[i];
+            bool r = false;
+            for (int k = 0; k < o->nadd && !r; k++) r = (need[ns_op_add(t, o)[k]] & 5) == 1;
+            for (int k = 0; k < o->ndel && !r; k++) r = need[ns_op_del(t, o)[k]] & 2;
+            if (!r) continue;
+            relevant[i] = true;
+            count++;
+            changed = true;
+            for (int k = 0; k < o->npre; k++) need[ns_op_pre(t, o)[k]] |= 1;
+            for (int k = 0; k < o->npreneg; k++) need[ns_op_preneg(t, o)[k]] |= 2;
+        }
+    }
+    free(need);
+    return count;
+}
+
 /* ---- lookups and printing --------------------------------------------- */
 
 static int cmp_atom_to_key(const ns_task *t, const ns_atom *a, int pred, const int *args, int nargs)

@@ -17,6 +17,8 @@ typedef struct ns_search_opts {
     ns_heuristic_kind heuristic; /* ignored by BFS */
     double time_limit;           /* seconds; <= 0: none */
     size_t memory_limit;         /* bytes of search data; 0: none */
+    bool prune_irrelevant;       /* skip operators irrelevant to the goal
+                                    (ns_task_relevant_ops); default true */
 } ns_search_opts;
 
 typedef struct ns_search_result {

@@ -26,8 +26,8 @@
  *     original code did, duplicates allowed, truth still excluded);
  *   extrapolation, multi-domain: uniform over the states of the same problem;
  *   plan-variant: successors along alternative optimal plans — states of the same
- *     problem at the same depth g(s′) on the optimal-plan DAG — then, when those
- *     run out, other states of the same problem.
+ *     problem at the same depth g(s′) on the optimal-plan DAG (g + h* = C*) —
+ *     then, when those run out, other states of the same problem.
  * When fewer distinct candidates exist than pool_size - 1, the pool is shorter
  * and the rest of the row is -1.  pool_size 0 means no pools (evaluate against
  * every observed state instead).  with_replacement applies to the uniform

@@ -17,6 +17,9 @@ typedef struct ns_succgen {
 } ns_succgen;
 
 void ns_succgen_init(ns_succgen *g, const ns_task *t);
+/* The same over the operators with keep[op] true only (keep may be NULL:
+ * all operators). */
+void ns_succgen_init_subset(ns_succgen *g, const ns_task *t, const bool *keep);
 void ns_succgen_free(ns_succgen *g);
 /* Writes the applicable operators of s, in ascending id (= name) order, into
  * out (capacity task->nops) and returns their number. */

@@ -86,6 +86,13 @@ void ns_task_apply(const ns_task *t, int op, const ns_word *s, ns_word *out);
 /* Does state s satisfy the goal? */
 bool ns_task_is_goal(const ns_task *t, const ns_word *s);
 
+/* Backward relevance analysis (as Fast Downward's translator does): an
+ * operator is relevant when it adds an atom that the goal or a relevant
+ * operator needs, or deletes an atom that must be false for them.  Irrelevant
+ * operators never appear on an optimal plan and never help reach the goal, so
+ * searches may skip them.  Fills relevant[nops]; returns how many are. */
+int ns_task_relevant_ops(const ns_task *t, bool *relevant);
+
 /* Finds the fluent atom pred(args) or returns -1. */
 int ns_task_find_atom(const ns_task *t, int pred, const int *args, int nargs);
 /* Is pred(args) a static atom (true in every state)? */

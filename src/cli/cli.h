@@ -35,5 +35,6 @@ int cmd_gen(int argc, char **argv);
 int cmd_ground(int argc, char **argv);
 int cmd_data(int argc, char **argv);
 int cmd_split(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
 
 #endif

@@ -50,6 +50,23 @@ static const command commands[] = {
      "nextstate split sizes ROOT [--json]\n"
      "  The first paper's size splits: the problems of ROOT/{train,validation,test-interpolation,\n"
      "  test-extrapolation}, sorted by name."},
+    {"encode", cmd_encode, "WL or FSF features of dataset states or plan trajectories (.npy)",
+     "nextstate encode DATASET_DIR --encoder wl|fsf -o OUT.npy [options]\n"
+     "nextstate encode --plans DOMAIN PROBLEMS_DIR PLANS_DIR --encoder wl|fsf -o OUTDIR [options]\n"
+     "  Dataset mode writes float32 [N, D] (one row per state, dataset order), or with --sparse a CSR as\n"
+     "  OUT.indptr.npy (i64 [N+1]), OUT.indices.npy (i32), OUT.data.npy (f32).  Problems are re-grounded\n"
+     "  from the manifest's file paths.  --plans rebuilds s_0..s_T of every PROBLEMS_DIR/X.pddl that has\n"
+     "  PLANS_DIR/X.plan and writes OUTDIR/X.npy [T+1, D] and OUTDIR/X_goal.npy [D], as the paper did.\n"
+     "  WL:  --vocab FILE (WLPlan JSON, e.g. the paper's <domain>_wl.json; either key spelling)\n"
+     "       | --fit (on the encoded states) | --fit-on DATASET_DIR (on another dataset's states)\n"
+     "       [--fit-goals] [--vocab-out FILE (default OUT.vocab.json)] [--key-format flat|triples]\n"
+     "       [--iterations L (fit default 2)] [--set (set hashing; default multiset)]\n"
+     "       [--statics in|out (default in: the paper's training setting; its inference dropped them)]\n"
+     "       [--actions FILE (dataset transitions' action encodings, [T, S + A*D])]\n"
+     "  FSF: [--fsf-config FILE (the paper's <domain>_fsf_config.json)] [--max-objects N]\n"
+     "       [--fsf-domain blocks|gripper|logistics|visitall (default: detected)]\n"
+     "  Both: [--goals FILE (goal vectors [P, D])] [--states-out FILE.jsonl (the states' atoms, for\n"
+     "       side-by-side runs)] [--repeat K (best of K timed passes)] [--quiet]"},
     {"ground", cmd_ground, "ground a problem and report its size",
      "nextstate ground DOMAIN PROBLEM [--atoms] [--statics] [--operators] [--json]"},
 };

@@ -200,6 +200,33 @@ static void test_negative_equality_constants_or(void)
     unload(&l);
 }
 
+/* Relevance: an operator that only changes atoms no goal needs, or only
+ * re-achieves an initially true atom nothing deletes, is irrelevant. */
+static void test_relevance(void)
+{
+    loaded l;
+    int rc = load(&l,
+               "(define (domain r) (:requirements :strips)\n"
+               " (:constants a b) (:predicates (at ?x) (link ?x ?y) (lamp) (done) (sent))\n"
+               " (:action go :parameters (?x ?y) :precondition (and (at ?x) (link ?x ?y)) :effect (and (at ?y) (not (at ?x))))\n"
+               " (:action toggle :parameters () :precondition (at a) :effect (lamp))\n"
+               " (:action send :parameters () :precondition (at a) :effect (sent))\n"
+               " (:action finish :parameters () :precondition (at b) :effect (done)))\n",
+               "(define (problem p) (:domain r)\n"
+               " (:init (at a) (link a b) (link b a) (sent)) (:goal (and (done) (sent))))");
+    CHECK(rc == 0);
+    if (rc) return;
+    bool rel[64];
+    int n = ns_task_relevant_ops(&l.t, rel);
+    CHECK_EQ_INT(l.t.nops, 5);
+    CHECK_EQ_INT(n, 3); /* go a b, go b a, finish; not toggle (lamp), not send (sent persists) */
+    for (int i = 0; i < l.t.nops; i++) {
+        const char *name = l.d.actions[l.t.ops[i].schema].name;
+        CHECK(rel[i] == (!strcmp(name, "go") || !strcmp(name, "finish")));
+    }
+    unload(&l);
+}
+
 /* Malformed input: each case must fail with the given status at line:col. */
 static void test_malformed(void)
 {
@@ -347,6 +374,7 @@ int main(void)
     NS_RUN(test_blocksworld_ground);
     NS_RUN(test_transition_and_validate);
     NS_RUN(test_negative_equality_constants_or);
+    NS_RUN(test_relevance);
     NS_RUN(test_malformed);
     NS_RUN(test_truncations);
     if (ns_test_benchmarks()) NS_RUN(test_benchmarks_ground);

@@ -207,6 +207,24 @@ static void test_interpolation(void)
         free_sides(m, 1);
         CHECK_EQ_INT(sp.pool_size, 128);
         check_pools(&sp, ds, 0);
+        /* a transition's pool does not depend on the rest of the test set */
+        ns_split other;
+        ns_split_opts o2 = o;
+        o2.test_frac = 0.35;
+        CHECK(ns_split_make(&other, ds, 1, &o2, &e) == NS_OK);
+        int64_t common = 0, same = 0;
+        for (int64_t i = 0, j = 0; i < sp.test.n && j < other.test.n;) {
+            int64_t a = sp.test.ref[2 * i + 1], b = other.test.ref[2 * j + 1];
+            if (a < b) i++;
+            else if (b < a) j++;
+            else {
+                common++;
+                same += !memcmp(sp.pools + 128 * i, other.pools + 128 * j, 128 * sizeof(int64_t));
+                i++, j++;
+            }
+        }
+        CHECK(common > 0 && same == common);
+        ns_split_free(&other);
         ns_split_free(&sp);
         /* with replacement: full rows, truth still excluded */
         o.with_replacement = true;

@@ -1,0 +1,114 @@
+/* nn.h — neural-network layers as plain forward/backward pairs (llm.c style).
+ *
+ * Conventions (every function below follows them):
+ *   - Row-major float32 tensors; a batch of B vectors of width C is B×C.
+ *   - Linear weights use PyTorch's nn.Linear layout W[out×in], so a
+ *     state_dict tensor copies over unchanged.
+ *   - X_forward writes its outputs (and whatever backward needs into caller
+ *     buffers); X_backward ADDS into the gradient buffers it is given (the
+ *     caller zeroes them).  A NULL gradient pointer skips that gradient.
+ *   - Matrix products go through ns_sgemm (blas.h).
+ *   - No allocation, no state: the caller owns every buffer.
+ *
+ * Two composite blocks used by the world model's transition network T are
+ * built from these primitives (ns_resmlp_*, ns_film_*); they keep what
+ * backward needs in one caller-provided scratch buffer whose size (in
+ * floats) the matching *_scratch function returns. */
+#ifndef NEXTSTATE_NN_H
+#define NEXTSTATE_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- dense linear: out = inp · Wᵀ + bias ------------------------------- */
+
+/* out[B×OC] = inp[B×C] · weight[OC×C]ᵀ + bias[OC]   (bias may be NULL). */
+void ns_linear_forward(float *out, const float *inp, const float *weight, const float *bias, int B, int C,
+                       int OC);
+/* dinp[B×C] += dout[B×OC] · weight[OC×C];  dweight[OC×C] += doutᵀ · inp[B×C];
+ * dbias[OC] += Σ_b dout[b,:].  Any of dinp, dweight, dbias may be NULL. */
+void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
+                        const float *weight, int B, int C, int OC);
+
+/* ---- sparse-input linear: the input is a CSR matrix ----------------------
+ * Row b of the input holds values[k] at columns indices[k] for
+ * k ∈ [indptr[b], indptr[b+1]) (indptr[B+1]; indices/values indexed by those
+ * offsets, so a batch may be a slice of a larger CSR matrix: pass
+ * indptr + first_row).  Columns must lie in [0, C); duplicates add up.
+ * Same weight layout as the dense layer, so one W serves both inputs. */
+
+/* out[B×OC] = X[B×C] · weight[OC×C]ᵀ + bias[OC]   (bias may be NULL). */
+void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices, const float *values,
+                              const float *weight, const float *bias, int B, int C, int OC);
+/* dweight[OC×C] += doutᵀ · X;  dbias[OC] += Σ_b dout[b,:]  (either may be
+ * NULL).  No gradient w.r.t. the (data) input. */
+void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, const int64_t *indptr,
+                               const int32_t *indices, const float *values, int B, int C, int OC);
+
+/* ---- LayerNorm over the last dimension (torch.nn.LayerNorm(C, eps)) ------ */
+
+#define NS_LN_EPS 1e-5f
+
+/* out[N×C] = (inp − μ)/√(σ² + eps) · weight[C] + bias[C], with μ, σ² the
+ * mean and biased variance of each row; mean[N] and rstd[N] = 1/√(σ²+eps)
+ * are saved for backward.  weight and bias may be NULL (no affine part). */
+void ns_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight,
+                          const float *bias, int N, int C, float eps);
+/* dinp[N×C] += ∂/∂inp;  dweight[C] += Σ_n dout·x̂;  dbias[C] += Σ_n dout.
+ * weight may be NULL (then dweight, dbias must be NULL too or are ignored). */
+void ns_layernorm_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
+                           const float *weight, const float *mean, const float *rstd, int N, int C);
+
+/* ---- pointwise activations (n elements; out may alias inp) -------------- */
+
+/* GELU, exact erf form (torch default): out = x/2 · (1 + erf(x/√2)). */
+void ns_gelu_forward(float *out, const float *inp, size_t n);
+/* dinp[n] += dout · GELU′(inp). */
+void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n);
+/* out = max(x, 0). */
+void ns_relu_forward(float *out, const float *inp, size_t n);
+/* dinp[n] += dout · [inp > 0]. */
+void ns_relu_backward(float *dinp, const float *dout, const float *inp, size_t n);
+
+/* ---- residual MLP transition block (EmbedPlan's T, "resmlp") ------------
+ *   x   = [h_s ; h_a]                         B×(DS+DA)
+ *   out = LN( W2·GELU(W1·x + b1) + b2 + W_res·h_s )   B×DO
+ * W1[H×(DS+DA)], b1[H], W2[DO×H], b2[DO], W_res[DO×DS] (no bias), LayerNorm
+ * weight/bias [DO].  The paper's code: DS = DA = 128, H = 128, DO = 128. */
+typedef struct ns_resmlp_dims {
+    int ds, da, hidden, out;
+} ns_resmlp_dims;
+
+/* Parameter (or gradient) pointers of one block. */
+typedef struct ns_resmlp_w {
+    float *w1, *b1, *w2, *b2, *w_res, *ln_w, *ln_b;
+} ns_resmlp_w;
+
+/* Floats of scratch one call with batch B needs (forward cache + backward
+ * temporaries). */
+size_t ns_resmlp_scratch(int B, ns_resmlp_dims d);
+/* out[B×DO] from hs[B×DS], ha[B×DA]; fills scratch for backward. */
+void ns_resmlp_forward(float *out, float *scratch, const float *hs, const float *ha, const ns_resmlp_w *w,
+                       int B, ns_resmlp_dims d);
+/* Accumulates dhs[B×DS], dha[B×DA] (either may be NULL) and every non-NULL
+ * pointer of *g, given dout[B×DO] and the scratch of the matching forward
+ * (whose backward part it overwrites). */
+void ns_resmlp_backward(float *dhs, float *dha, const ns_resmlp_w *g, const float *dout, float *scratch,
+                        const float *hs, const ns_resmlp_w *w, int B, ns_resmlp_dims d);
+
+/* ---- FiLM block (EmbedPlan's hypernetwork adapter) -----------------------
+ *   out = GELU( LN(h)·(1 + A) + b )     h, A, b, out: B×D
+ * A and b are the scale/shift a hypernetwork produced from the action; the
+ * LayerNorm's own weight/bias [D] may be NULL (no affine part). */
+
+/* Floats of scratch for batch B, width D. */
+size_t ns_film_scratch(int B, int D);
+/* out[B×D]; fills scratch for backward. */
+void ns_film_forward(float *out, float *scratch, const float *h, const float *A, const float *b,
+                     const float *ln_w, const float *ln_b, int B, int D);
+/* Accumulates dh, dA, db [B×D] and dln_w, dln_b [D] (any may be NULL),
+ * given dout[B×D] and the scratch of the matching forward. */
+void ns_film_backward(float *dh, float *dA, float *db, float *dln_w, float *dln_b, const float *dout,
+                      float *scratch, const float *h, const float *A, const float *ln_w, int B, int D);
+
+#endif

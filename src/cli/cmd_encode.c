@@ -1,0 +1,753 @@
+/* cmd_encode.c — `nextstate encode`: WL or FSF features of a dataset's
+ * states (one matrix) or of plan trajectories (one file per problem, as the
+ * first paper's encodings/ folder).
+ *
+ * Dataset states are re-grounded: each problem is read again from the
+ * `file` (and the domain from `domain_file`) stored in the manifest — as
+ * given, else relative to the dataset directory — and the dataset's atom and
+ * operator ids are mapped onto the new task by their texts (an atom the new
+ * task lacks is an error), so the encoders see real predicates and objects
+ * rather than strings. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+#include "nextstate/dataset.h"
+#include "nextstate/fsf.h"
+#include "nextstate/json.h"
+#include "nextstate/npy.h"
+#include "nextstate/plan.h"
+#include "nextstate/wl.h"
+
+typedef struct item {
+    char *name, *path;
+    ns_problem p;
+    ns_task t;
+    bool loaded;
+    int nstates;
+    ns_word *states; /* nstates × t.nwords */
+    int *opmap;      /* dataset operator id -> task operator id (dataset mode) */
+    int nops_ds;
+} item;
+
+typedef struct items {
+    ns_domain d;
+    bool domain_loaded;
+    item *v;
+    int n;
+} items;
+
+static void items_free(items *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        item *it = &s->v[i];
+        if (it->loaded) {
+            ns_task_free(&it->t);
+            ns_problem_free(&it->p);
+        }
+        free(it->states);
+        free(it->opmap);
+        free(it->name);
+        free(it->path);
+    }
+    free(s->v);
+    if (s->domain_loaded) ns_domain_free(&s->d);
+    memset(s, 0, sizeof *s);
+}
+
+static bool file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* A path stored in a manifest: as given, else relative to the dataset dir. */
+static char *resolve(const char *dir, const char *file)
+{
+    if (file_exists(file) || file[0] == '/') return ns_xstrdup(file);
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "%s/%s", dir, file);
+    if (file_exists(b.data)) return b.data;
+    ns_buf_free(&b);
+    return ns_xstrdup(file);
+}
+
+static int load_problem(items *s, item *it, ns_error *err)
+{
+    if (ns_problem_read(&it->p, &s->d, it->path, err) != NS_OK) return -1;
+    if (ns_task_ground(&it->t, &s->d, &it->p, err) != NS_OK) {
+        ns_problem_free(&it->p);
+        return -1;
+    }
+    it->loaded = true;
+    return 0;
+}
+
+/* Maps texts (the dataset's names) to ids of the task's names. */
+static int map_texts(char **texts, int n, const ns_task *t, int nt, void (*str)(const ns_task *, int, ns_buf *),
+                     int *map, const char *what, const char *file, ns_error *err)
+{
+    ns_buf *bufs = ns_xcalloc((size_t)nt + 1, sizeof(ns_buf));
+    ns_strmap m;
+    ns_strmap_init(&m);
+    for (int i = 0; i < nt; i++) {
+        ns_buf_init(&bufs[i]);
+        str(t, i, &bufs[i]);
+        ns_strmap_put(&m, bufs[i].data, i);
+    }
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        map[i] = ns_strmap_get(&m, texts[i]);
+        if (map[i] < 0) {
+            ns_error_set(err, NS_ERR_INPUT, file, 0, 0, "the re-grounded problem lacks the dataset's %s %s", what,
+                         texts[i]);
+            rc = -1;
+        }
+    }
+    ns_strmap_free(&m);
+    for (int i = 0; i < nt; i++) ns_buf_free(&bufs[i]);
+    free(bufs);
+    return rc;
+}
+
+/* Loads every state of a dataset directory, re-grounded. */
+static int load_dataset_items(const char *dir, items *s, ns_dataset *ds, ns_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (ns_dataset_load(ds, dir, err) != NS_OK) return -1;
+    char *dpath = resolve(dir, ds->domain_file);
+    int rc = 0;
+    if (ns_domain_read(&s->d, dpath, err) != NS_OK) rc = -1;
+    else s->domain_loaded = true;
+    free(dpath);
+    s->v = ns_xcalloc((size_t)ds->nproblems + 1, sizeof(item));
+    for (int i = 0; i < ds->nproblems && !rc; i++) {
+        const ns_ds_problem *pr = &ds->problems[i];
+        item *it = &s->v[s->n++];
+        it->name = ns_xstrdup(pr->name);
+        it->path = resolve(dir, pr->file);
+        if (load_problem(s, it, err)) {
+            rc = -1;
+            break;
+        }
+        int *amap = ns_xmalloc(sizeof(int) * ((size_t)pr->natoms + 1));
+        it->opmap = ns_xmalloc(sizeof(int) * ((size_t)pr->nops + 1));
+        it->nops_ds = pr->nops;
+        if (map_texts(pr->atoms, pr->natoms, &it->t, it->t.natoms, ns_task_atom_str, amap, "atom", it->path, err) ||
+            map_texts(pr->ops, pr->nops, &it->t, it->t.nops, ns_task_op_str, it->opmap, "operator", it->path, err)) {
+            free(amap);
+            rc = -1;
+            break;
+        }
+        int W = it->t.nwords;
+        it->nstates = (int)pr->nstates;
+        it->states = ns_xcalloc((size_t)it->nstates * (size_t)W + 1, sizeof(ns_word));
+        for (int k = 0; k < it->nstates; k++) {
+            const uint64_t *row = ns_dataset_state(ds, pr->state_offset + k);
+            ns_word *dst = it->states + (size_t)k * (size_t)W;
+            for (int a = 0; a < pr->natoms; a++)
+                if ((row[a >> 6] >> (a & 63)) & 1u) ns_bit_set(dst, amap[a]);
+        }
+        free(amap);
+    }
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Loads the problems of pdir that have a plan in plandir (by file stem),
+ * sorted by name, and rebuilds their trajectories s_0..s_T. */
+static int load_plan_items(const char *dom, const char *pdir, const char *plandir, items *s, bool quiet, ns_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (ns_domain_read(&s->d, dom, err) != NS_OK) return -1;
+    s->domain_loaded = true;
+    DIR *dp = opendir(pdir);
+    if (!dp) return ns_error_set(err, NS_ERR_IO, pdir, 0, 0, "cannot open the problem folder"), -1;
+    char **names = NULL;
+    size_t cap = 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 5, ".pddl") || !strcmp(de->d_name, "domain.pddl")) continue;
+        NS_GROW(names, cap, (size_t)n + 1);
+        names[n++] = ns_xstrdup(de->d_name);
+    }
+    closedir(dp);
+    qsort(names, (size_t)n, sizeof(char *), cmp_str);
+    s->v = ns_xcalloc((size_t)n + 1, sizeof(item));
+    int rc = 0, missing = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        size_t l = strlen(names[i]);
+        char stem[1024], pp[2048], pl[2048];
+        snprintf(stem, sizeof stem, "%.*s", (int)(l - 5), names[i]);
+        snprintf(pp, sizeof pp, "%s/%s", pdir, names[i]);
+        snprintf(pl, sizeof pl, "%s/%s.plan", plandir, stem);
+        if (!file_exists(pl)) {
+            missing++;
+            continue;
+        }
+        item *it = &s->v[s->n++];
+        it->name = ns_xstrdup(stem);
+        it->path = ns_xstrdup(pp);
+        if (load_problem(s, it, err)) {
+            rc = -1;
+            break;
+        }
+        ns_plan plan;
+        if (ns_plan_read(&plan, &it->t, pl, err) != NS_OK) {
+            rc = -1;
+            break;
+        }
+        int W = it->t.nwords;
+        it->nstates = plan.n + 1;
+        it->states = ns_xcalloc((size_t)it->nstates * (size_t)W, sizeof(ns_word));
+        memcpy(it->states, it->t.init, sizeof(ns_word) * (size_t)W);
+        for (int k = 0; k < plan.n && !rc; k++) {
+            const ns_plan_step *st = &plan.steps[k];
+            int op = ns_task_find_op(&it->t, st->schema, st->args, st->nargs);
+            const ns_word *cur = it->states + (size_t)k * (size_t)W;
+            if (op < 0 || !ns_task_applicable(&it->t, op, cur)) {
+                ns_error_set(err, NS_ERR_INPUT, pl, st->line, 0, "plan step %d is not applicable", k + 1);
+                rc = -1;
+            } else {
+                ns_task_apply(&it->t, op, cur, it->states + (size_t)(k + 1) * (size_t)W);
+            }
+        }
+        ns_plan_free(&plan);
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    if (!rc && missing && !quiet)
+        fprintf(stderr, "nextstate encode: %d problem%s of %s without a plan in %s skipped\n", missing,
+                missing == 1 ? "" : "s", pdir, plandir);
+    if (!rc && s->n == 0) {
+        ns_error_set(err, NS_ERR_INPUT, pdir, 0, 0, "no problem with a plan");
+        rc = -1;
+    }
+    return rc;
+}
+
+static int64_t total_states(const items *s)
+{
+    int64_t n = 0;
+    for (int i = 0; i < s->n; i++) n += s->v[i].nstates;
+    return n;
+}
+
+/* Fits a vocabulary on every state of s (items in order, states in order). */
+static int fit_vocab(ns_wl_vocab *v, const items *s, int iterations, bool multiset, bool statics, bool with_goals,
+                     ns_error *err)
+{
+    ns_wl_vocab_init(v, &s->d, iterations, multiset);
+    ns_wl_fitter f;
+    ns_wl_fit_init(&f, v);
+    ns_wl_opts o = {iterations, statics};
+    int rc = 0;
+    for (int i = 0; i < s->n && !rc; i++) {
+        item *it = &s->v[i];
+        ns_wl_encoder e;
+        if (ns_wl_encoder_init(&e, v, &it->t, &o, err) != NS_OK) {
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < it->nstates; k++) ns_wl_fit_add_state(&f, &e, it->states + (size_t)k * (size_t)it->t.nwords);
+        if (with_goals) ns_wl_fit_add_goal(&f, &e);
+        ns_wl_encoder_free(&e);
+    }
+    if (!rc && ns_wl_fit_finish(&f, err) != NS_OK) rc = -1;
+    ns_wl_fit_free(&f);
+    return rc;
+}
+
+typedef struct opts {
+    bool wl, fsf;
+    const char *vocab, *fit_on, *vocab_out, *fsf_config, *fsf_domain, *out, *goals, *actions, *states_out;
+    bool fit, set, sparse, quiet, fit_goals;
+    int iterations, max_objects, repeat;
+    bool statics;
+    ns_wl_key_format key_format;
+} opts;
+
+/* One encoder of either kind bound to one problem. */
+typedef struct encoder {
+    ns_wl_encoder wl;
+    ns_fsf_encoder fsf;
+    bool is_wl;
+    int dim;
+} encoder;
+
+static int encoder_init(encoder *e, const opts *o, const ns_wl_vocab *v, const ns_fsf_config *fc, const ns_task *t,
+                        ns_error *err)
+{
+    memset(e, 0, sizeof *e);
+    e->is_wl = o->wl;
+    if (o->wl) {
+        ns_wl_opts wo = {o->iterations, o->statics};
+        if (ns_wl_encoder_init(&e->wl, v, t, &wo, err) != NS_OK) return -1;
+        e->dim = ns_wl_vocab_dim(v);
+    } else {
+        if (ns_fsf_encoder_init(&e->fsf, fc, t, err) != NS_OK) return -1;
+        e->dim = ns_fsf_dim(fc);
+    }
+    return 0;
+}
+
+static void encoder_free(encoder *e)
+{
+    if (e->is_wl) ns_wl_encoder_free(&e->wl);
+    else ns_fsf_encoder_free(&e->fsf);
+}
+
+/* Sparse row of state s (or the goal when s is NULL); returns nnz. */
+static int encode_sparse(encoder *e, const ns_word *s, int *idx, float *val, float *dense)
+{
+    if (e->is_wl) return s ? ns_wl_features(&e->wl, s, idx, val) : ns_wl_goal_features(&e->wl, idx, val);
+    if (s) ns_fsf_encode(&e->fsf, s, dense);
+    else ns_fsf_encode_goal(&e->fsf, dense);
+    int n = 0;
+    for (int j = 0; j < e->dim; j++)
+        if (dense[j] != 0.0f) {
+            idx[n] = j;
+            val[n++] = dense[j];
+        }
+    return n;
+}
+
+static void encode_dense(encoder *e, const ns_word *s, float *out)
+{
+    if (e->is_wl) {
+        if (s) ns_wl_features_dense(&e->wl, s, out);
+        else ns_wl_goal_features_dense(&e->wl, out);
+    } else {
+        if (s) ns_fsf_encode(&e->fsf, s, out);
+        else ns_fsf_encode_goal(&e->fsf, out);
+    }
+}
+
+/* Writes every state as a JSON line (its true atoms, statics when in). */
+static int write_states(const char *path, const items *s, const char *domain_path, bool statics, ns_error *err)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    for (int i = 0; i < s->n; i++) {
+        const item *it = &s->v[i];
+        for (int k = 0; k < it->nstates; k++) {
+            const ns_word *st = it->states + (size_t)k * (size_t)it->t.nwords;
+            ns_buf_puts(&b, "{\"domain\": ");
+            ns_json_put_str(&b, domain_path);
+            ns_buf_puts(&b, ", \"problem\": ");
+            ns_json_put_str(&b, it->path);
+            ns_buf_printf(&b, ", \"state\": %d, \"atoms\": [", k);
+            bool first = true;
+            for (int a = 0; a < it->t.natoms; a++) {
+                if (!ns_bit_get(st, a)) continue;
+                ns_buf_puts(&b, first ? "\"" : ", \"");
+                ns_task_atom_str(&it->t, a, &b);
+                ns_buf_putc(&b, '"');
+                first = false;
+            }
+            for (int a = 0; statics && a < it->t.nstatics; a++) {
+                ns_buf_puts(&b, first ? "\"" : ", \"");
+                ns_task_static_str(&it->t, a, &b);
+                ns_buf_putc(&b, '"');
+                first = false;
+            }
+            ns_buf_puts(&b, "]}\n");
+        }
+    }
+    ns_status st = ns_write_file_atomic(path, b.data ? b.data : "", b.len, err);
+    ns_buf_free(&b);
+    return st ? -1 : 0;
+}
+
+/* OUT.npy -> OUT.<suffix>.npy */
+static char *sibling(const char *out, const char *suffix)
+{
+    size_t l = strlen(out);
+    if (l > 4 && !strcmp(out + l - 4, ".npy")) l -= 4;
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "%.*s.%s", (int)l, out, suffix);
+    return b.data;
+}
+
+static int write_f32(const char *path, const float *data, int64_t rows, int64_t cols, bool vector, ns_error *err)
+{
+    ns_array a;
+    int64_t shape[2] = {rows, cols};
+    if (vector) ns_array_init(&a, NS_F32, 1, &cols);
+    else ns_array_init(&a, NS_F32, 2, shape);
+    if (rows > 0 && cols > 0) memcpy(a.data, data, sizeof(float) * (size_t)(rows * cols));
+    ns_status st = ns_npy_write(path, &a, NULL, err);
+    ns_array_free(&a);
+    return st ? -1 : 0;
+}
+
+/* Encodes all states of s into OUT (dense or CSR); returns 0 or -1. */
+static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, const ns_fsf_config *fc, ns_error *err)
+{
+    int64_t N = total_states(s);
+    int D = o->wl ? ns_wl_vocab_dim(v) : ns_fsf_dim(fc);
+    float *dense = o->sparse ? NULL : ns_xcalloc((size_t)N * (size_t)D + 1, sizeof(float));
+    int64_t *indptr = o->sparse ? ns_xcalloc((size_t)N + 1, sizeof(int64_t)) : NULL;
+    int *indices = NULL;
+    float *data = NULL;
+    size_t nnz_cap = 0;
+    int64_t nnz = 0;
+    float *goals = o->goals ? ns_xcalloc((size_t)s->n * (size_t)D + 1, sizeof(float)) : NULL;
+    double best = 1e300;
+    int rc = 0;
+    for (int rep = 0; rep < (o->repeat > 0 ? o->repeat : 1) && !rc; rep++) {
+        double secs = 0;
+        int64_t row = 0;
+        nnz = 0;
+        for (int i = 0; i < s->n && !rc; i++) {
+            const item *it = &s->v[i];
+            encoder e;
+            if (encoder_init(&e, o, v, fc, &it->t, err)) {
+                rc = -1;
+                break;
+            }
+            int maxnnz = e.is_wl ? ns_wl_max_nnz(&e.wl) : D;
+            int *idx = ns_xmalloc(sizeof(int) * ((size_t)maxnnz + 1));
+            float *val = ns_xmalloc(sizeof(float) * ((size_t)maxnnz + 1));
+            float *tmp = ns_xmalloc(sizeof(float) * ((size_t)D + 1));
+            double t0 = ns_now();
+            for (int k = 0; k < it->nstates; k++, row++) {
+                const ns_word *st = it->states + (size_t)k * (size_t)it->t.nwords;
+                if (o->sparse) {
+                    int n = encode_sparse(&e, st, idx, val, tmp);
+                    NS_GROW(indices, nnz_cap, (size_t)(nnz + n));
+                    data = ns_xrealloc(data, sizeof(float) * nnz_cap);
+                    memcpy(indices + nnz, idx, sizeof(int) * (size_t)n);
+                    memcpy(data + nnz, val, sizeof(float) * (size_t)n);
+                    nnz += n;
+                    indptr[row + 1] = nnz;
+                } else {
+                    encode_dense(&e, st, dense + (size_t)row * (size_t)D);
+                }
+            }
+            secs += ns_now() - t0;
+            if (goals) encode_dense(&e, NULL, goals + (size_t)i * (size_t)D);
+            free(idx);
+            free(val);
+            free(tmp);
+            encoder_free(&e);
+        }
+        if (secs < best) best = secs;
+    }
+    if (!rc && !o->quiet)
+        fprintf(stderr, "nextstate encode: %lld states, %d features (%s) in %.4f s: %.0f states/s\n", (long long)N, D,
+                o->wl ? "wl" : "fsf", best, best > 0 ? (double)N / best : 0.0);
+    if (!rc && o->sparse) {
+        char *p1 = sibling(o->out, "indptr.npy"), *p2 = sibling(o->out, "indices.npy"), *p3 = sibling(o->out, "data.npy");
+        ns_array a;
+        int64_t n1 = N + 1;
+        ns_array_init(&a, NS_I64, 1, &n1);
+        memcpy(a.data, indptr, sizeof(int64_t) * (size_t)n1);
+        if (ns_npy_write(p1, &a, NULL, err)) rc = -1;
+        ns_array_free(&a);
+        ns_array_init(&a, NS_I32, 1, &nnz);
+        if (nnz) memcpy(a.data, indices, sizeof(int) * (size_t)nnz);
+        if (!rc && ns_npy_write(p2, &a, NULL, err)) rc = -1;
+        ns_array_free(&a);
+        if (!rc && write_f32(p3, data, 1, nnz, true, err)) rc = -1;
+        if (!rc && !o->quiet)
+            fprintf(stderr, "nextstate encode: wrote CSR %s, %s, %s ([%lld, %d], %lld nonzeros)\n", p1, p2, p3,
+                    (long long)N, D, (long long)nnz);
+        free(p1);
+        free(p2);
+        free(p3);
+    } else if (!rc) {
+        if (write_f32(o->out, dense, N, D, false, err)) rc = -1;
+        else if (!o->quiet) fprintf(stderr, "nextstate encode: wrote %s [%lld, %d] float32\n", o->out, (long long)N, D);
+    }
+    if (!rc && goals && write_f32(o->goals, goals, s->n, D, false, err)) rc = -1;
+    free(dense);
+    free(indptr);
+    free(indices);
+    free(data);
+    free(goals);
+    return rc;
+}
+
+/* Action encodings of the dataset's transitions: [T, S + A·D] float32. */
+static int encode_actions(const opts *o, const items *s, const ns_dataset *ds, const ns_wl_vocab *v, ns_error *err)
+{
+    int64_t T = ns_dataset_ntransitions(ds);
+    ns_wl_encoder *encs = ns_xcalloc((size_t)s->n + 1, sizeof(ns_wl_encoder));
+    ns_wl_opts wo = {o->iterations, o->statics};
+    int rc = 0, A = -1;
+    for (int i = 0; i < s->n && !rc; i++) {
+        if (ns_wl_encoder_init(&encs[i], v, &s->v[i].t, &wo, err) != NS_OK) rc = -1;
+        else A = ns_wl_action_dim(&encs[i]);
+    }
+    float *out = NULL;
+    if (!rc && A >= 0) {
+        out = ns_xcalloc((size_t)T * (size_t)A + 1, sizeof(float));
+        int cap = 1 + encs[0].max_arity * (encs[0].iterations + 1);
+        int *idx = ns_xmalloc(sizeof(int) * (size_t)cap);
+        float *val = ns_xmalloc(sizeof(float) * (size_t)cap);
+        int last_p = -1, last_s = -1;
+        for (int64_t r = 0; r < T; r++) {
+            const int32_t *tr = ns_dataset_transition(ds, r);
+            int p = tr[0], st = tr[1], op = tr[2];
+            item *it = &s->v[p];
+            int local = st - (int)ds->problems[p].state_offset;
+            if (p != last_p || st != last_s) ns_wl_refine(&encs[p], it->states + (size_t)local * (size_t)it->t.nwords);
+            last_p = p;
+            last_s = st;
+            int n = ns_wl_action_features(&encs[p], it->opmap[op], idx, val);
+            for (int k = 0; k < n; k++) out[(size_t)r * (size_t)A + (size_t)idx[k]] = val[k];
+        }
+        free(idx);
+        free(val);
+        if (write_f32(o->actions, out, T, A, false, err)) rc = -1;
+        else if (!o->quiet)
+            fprintf(stderr, "nextstate encode: wrote %s [%lld, %d] action encodings\n", o->actions, (long long)T, A);
+    }
+    for (int i = 0; i < s->n; i++) ns_wl_encoder_free(&encs[i]);
+    free(encs);
+    free(out);
+    return rc;
+}
+
+/* --plans mode: OUTDIR/<problem>.npy [T+1, D] and <problem>_goal.npy [D]. */
+static int encode_plans(const opts *o, const items *s, const ns_wl_vocab *v, const ns_fsf_config *fc, ns_error *err)
+{
+    if (ns_mkdir_p(o->out, err) != NS_OK) return -1;
+    int D = o->wl ? ns_wl_vocab_dim(v) : ns_fsf_dim(fc), rc = 0;
+    double best = 1e300;
+    int64_t N = total_states(s);
+    float **rows = ns_xcalloc((size_t)s->n + 1, sizeof(float *));
+    for (int i = 0; i < s->n; i++) rows[i] = ns_xmalloc(sizeof(float) * ((size_t)s->v[i].nstates + 1) * (size_t)D);
+    for (int rep = 0; rep < (o->repeat > 0 ? o->repeat : 1) && !rc; rep++) {
+        double secs = 0;
+        for (int i = 0; i < s->n && !rc; i++) {
+            const item *it = &s->v[i];
+            encoder e;
+            if (encoder_init(&e, o, v, fc, &it->t, err)) {
+                rc = -1;
+                break;
+            }
+            double t0 = ns_now();
+            for (int k = 0; k < it->nstates; k++)
+                encode_dense(&e, it->states + (size_t)k * (size_t)it->t.nwords, rows[i] + (size_t)k * (size_t)D);
+            secs += ns_now() - t0;
+            encode_dense(&e, NULL, rows[i] + (size_t)it->nstates * (size_t)D);
+            encoder_free(&e);
+        }
+        if (secs < best) best = secs;
+    }
+    for (int i = 0; i < s->n && !rc; i++) {
+        const item *it = &s->v[i];
+        char p1[2048], p2[2048];
+        snprintf(p1, sizeof p1, "%s/%s.npy", o->out, it->name);
+        snprintf(p2, sizeof p2, "%s/%s_goal.npy", o->out, it->name);
+        if (write_f32(p1, rows[i], it->nstates, D, false, err) ||
+            write_f32(p2, rows[i] + (size_t)it->nstates * (size_t)D, 1, D, true, err))
+            rc = -1;
+    }
+    if (!rc && !o->quiet)
+        fprintf(stderr,
+                "nextstate encode: %lld states of %d plans, %d features (%s) in %.4f s: %.0f states/s; wrote %s/\n",
+                (long long)N, s->n, D, o->wl ? "wl" : "fsf", best, best > 0 ? (double)N / best : 0.0, o->out);
+    for (int i = 0; i < s->n; i++) free(rows[i]);
+    free(rows);
+    return rc;
+}
+
+static int max_objects(const items *s)
+{
+    int m = 1;
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].p.nobjects > m) m = s->v[i].p.nobjects;
+    return m;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    o.iterations = -1;
+    o.statics = true;
+    o.key_format = NS_WL_KEYS_FLAT;
+    const char *pos[4] = {0};
+    int npos = 0;
+    bool plans = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+#define NEED_VALUE                                                  \
+    do {                                                            \
+        if (!v) return cli_usage("encode", "%s expects a value", a); \
+        i++;                                                        \
+    } while (0)
+        if (!strcmp(a, "--plans")) plans = true;
+        else if (!strcmp(a, "--encoder")) {
+            NEED_VALUE;
+            if (!strcmp(v, "wl")) o.wl = true;
+            else if (!strcmp(v, "fsf")) o.fsf = true;
+            else return cli_usage("encode", "--encoder expects wl or fsf");
+        } else if (!strcmp(a, "--vocab")) {
+            NEED_VALUE;
+            o.vocab = v;
+        } else if (!strcmp(a, "--fit")) o.fit = true;
+        else if (!strcmp(a, "--fit-on")) {
+            NEED_VALUE;
+            o.fit_on = v;
+            o.fit = true;
+        } else if (!strcmp(a, "--fit-goals")) o.fit_goals = true;
+        else if (!strcmp(a, "--vocab-out")) {
+            NEED_VALUE;
+            o.vocab_out = v;
+        } else if (!strcmp(a, "--key-format")) {
+            NEED_VALUE;
+            if (!strcmp(v, "flat")) o.key_format = NS_WL_KEYS_FLAT;
+            else if (!strcmp(v, "triples")) o.key_format = NS_WL_KEYS_TRIPLES;
+            else return cli_usage("encode", "--key-format expects flat or triples");
+        } else if (!strcmp(a, "--iterations")) {
+            NEED_VALUE;
+            if (!cli_parse_long("encode", a, v, &n)) return NS_ERR_USAGE;
+            if (n < 0 || n > 16) return cli_usage("encode", "--iterations expects 0..16");
+            o.iterations = (int)n;
+        } else if (!strcmp(a, "--set")) o.set = true;
+        else if (!strcmp(a, "--statics")) {
+            NEED_VALUE;
+            if (!strcmp(v, "in")) o.statics = true;
+            else if (!strcmp(v, "out")) o.statics = false;
+            else return cli_usage("encode", "--statics expects in or out");
+        } else if (!strcmp(a, "--fsf-config")) {
+            NEED_VALUE;
+            o.fsf_config = v;
+        } else if (!strcmp(a, "--max-objects")) {
+            NEED_VALUE;
+            if (!cli_parse_long("encode", a, v, &n)) return NS_ERR_USAGE;
+            if (n < 1 || n > 1 << 24) return cli_usage("encode", "--max-objects expects a positive integer");
+            o.max_objects = (int)n;
+        } else if (!strcmp(a, "--fsf-domain")) {
+            NEED_VALUE;
+            o.fsf_domain = v;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            NEED_VALUE;
+            o.out = v;
+        } else if (!strcmp(a, "--sparse")) o.sparse = true;
+        else if (!strcmp(a, "--goals")) {
+            NEED_VALUE;
+            o.goals = v;
+        } else if (!strcmp(a, "--actions")) {
+            NEED_VALUE;
+            o.actions = v;
+        } else if (!strcmp(a, "--states-out")) {
+            NEED_VALUE;
+            o.states_out = v;
+        } else if (!strcmp(a, "--repeat")) {
+            NEED_VALUE;
+            if (!cli_parse_long("encode", a, v, &n)) return NS_ERR_USAGE;
+            if (n < 1 || n > 1000) return cli_usage("encode", "--repeat expects 1..1000");
+            o.repeat = (int)n;
+        } else if (!strcmp(a, "--quiet")) o.quiet = true;
+        else if (a[0] == '-' && a[1]) return cli_usage("encode", "unknown option '%s'", a);
+        else if (npos < 4) pos[npos++] = a;
+        else return cli_usage("encode", "too many arguments");
+#undef NEED_VALUE
+    }
+    if (!o.wl && !o.fsf) return cli_usage("encode", "--encoder wl|fsf is required");
+    if (!o.out) return cli_usage("encode", "-o OUT is required");
+    if (plans ? npos != 3 : npos != 1)
+        return cli_usage("encode", plans ? "--plans expects DOMAIN PROBLEMS_DIR PLANS_DIR" : "expects one DATASET_DIR");
+    if (o.wl && !!o.vocab == o.fit) return cli_usage("encode", "WL needs exactly one of --vocab FILE and --fit");
+    if (o.fsf && (o.vocab || o.fit || o.actions))
+        return cli_usage("encode", "--vocab, --fit and --actions are WL options");
+    if (plans && (o.sparse || o.goals || o.actions || o.fit_on))
+        return cli_usage("encode", "--plans writes dense per-problem files (no --sparse, --goals, --actions, --fit-on)");
+
+    ns_error err;
+    ns_error_clear(&err);
+    items s, fit_items;
+    memset(&fit_items, 0, sizeof fit_items);
+    ns_dataset ds, fit_ds;
+    memset(&ds, 0, sizeof ds);
+    memset(&fit_ds, 0, sizeof fit_ds);
+    bool have_ds = false, have_fit_ds = false;
+    ns_wl_vocab vocab;
+    memset(&vocab, 0, sizeof vocab);
+    bool have_vocab = false;
+    ns_fsf_config fc = {0, NS_FSF_AUTO};
+    int rc = 0;
+    const char *domain_path = NULL;
+    char *ds_domain = NULL;
+    if (plans) {
+        domain_path = pos[0];
+        if (load_plan_items(pos[0], pos[1], pos[2], &s, o.quiet, &err)) rc = cli_report(&err);
+    } else {
+        have_ds = true;
+        if (load_dataset_items(pos[0], &s, &ds, &err)) rc = cli_report(&err);
+        else domain_path = ds_domain = resolve(pos[0], ds.domain_file);
+    }
+    if (!rc && o.wl) {
+        if (o.vocab) {
+            if (ns_wl_vocab_load(&vocab, o.vocab, NS_WL_KEYS_AUTO, &err) != NS_OK) rc = cli_report(&err);
+            else have_vocab = true;
+        } else {
+            const items *src = &s;
+            if (o.fit_on) {
+                have_fit_ds = true;
+                if (load_dataset_items(o.fit_on, &fit_items, &fit_ds, &err)) rc = cli_report(&err);
+                src = &fit_items;
+            }
+            if (!rc) {
+                int L = o.iterations < 0 ? 2 : o.iterations;
+                double t0 = ns_now();
+                if (fit_vocab(&vocab, src, L, !o.set, o.statics, o.fit_goals, &err)) rc = cli_report(&err);
+                else {
+                    have_vocab = true;
+                    char *vp = o.vocab_out ? ns_xstrdup(o.vocab_out) : sibling(o.out, "vocab.json");
+                    if (ns_wl_vocab_save(&vocab, vp, o.key_format, &err) != NS_OK) rc = cli_report(&err);
+                    else if (!o.quiet) {
+                        fprintf(stderr, "nextstate encode: fitted %d colours (per layer:", vocab.ncolours);
+                        for (int t = 0; t <= vocab.iterations; t++)
+                            fprintf(stderr, " %d", ns_wl_vocab_layer_size(&vocab, t));
+                        fprintf(stderr, ") on %lld states in %.3f s; wrote %s\n", (long long)total_states(src),
+                                ns_now() - t0, vp);
+                    }
+                    free(vp);
+                }
+            }
+        }
+        if (!rc && o.iterations > vocab.iterations)
+            rc = cli_usage("encode", "--iterations %d exceeds the vocabulary's %d", o.iterations, vocab.iterations);
+    }
+    if (!rc && o.fsf) {
+        if (o.fsf_config && ns_fsf_config_load(&fc, o.fsf_config, &err) != NS_OK) rc = cli_report(&err);
+        if (!rc && o.max_objects) fc.max_objects = o.max_objects;
+        if (!rc && !fc.max_objects) {
+            fc.max_objects = max_objects(&s);
+            if (!o.quiet)
+                fprintf(stderr, "nextstate encode: FSF max_objects %d (the largest problem; fix it with --fsf-config)\n",
+                        fc.max_objects);
+        }
+        if (!rc && o.fsf_domain) {
+            fc.domain = ns_fsf_domain_parse(o.fsf_domain);
+            if (fc.domain == NS_FSF_AUTO) rc = cli_usage("encode", "unknown --fsf-domain '%s'", o.fsf_domain);
+        }
+    }
+    if (!rc && o.states_out && write_states(o.states_out, &s, domain_path, o.statics, &err)) rc = cli_report(&err);
+    if (!rc) {
+        int r = plans ? encode_plans(&o, &s, &vocab, &fc, &err) : encode_matrix(&o, &s, &vocab, &fc, &err);
+        if (r) rc = cli_report(&err);
+    }
+    if (!rc && o.actions && encode_actions(&o, &s, &ds, &vocab, &err)) rc = cli_report(&err);
+    if (have_vocab) ns_wl_vocab_free(&vocab);
+    items_free(&s);
+    items_free(&fit_items);
+    if (have_ds) ns_dataset_free(&ds);
+    if (have_fit_ds) ns_dataset_free(&fit_ds);
+    free(ds_domain);
+    return rc;
+}

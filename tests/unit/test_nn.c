@@ -1,0 +1,451 @@
+/* test_nn.c — layers of nn.h: every forward/backward against PyTorch
+ * (float64 references in tests/fixtures/nn, made by dev/nn_reference.py),
+ * finite-difference gradient checks of every gradient, accumulation into
+ * gradient buffers, the sparse layer against the dense one, and the two
+ * composite blocks (residual MLP, FiLM) at toy and at the paper's sizes. */
+#include "nextstate/nn.h"
+#include "nextstate/blas.h"
+#include "test.h"
+#include "nn_check.h"
+
+#define ATOL 2e-6
+#define RTOL 1e-5
+/* finite differences in float: step, tolerance */
+#define FD_H 1e-2f
+#define FD_ATOL 2e-3
+#define FD_RTOL 1e-2
+
+static float *zeros(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
+
+/* ---- dense linear ------------------------------------------------------------ */
+
+static void test_linear_reference(void)
+{
+    const int B = 4, C = 7, OC = 5;
+    float *x = nn_f32("linear", "x", NULL), *w = nn_f32("linear", "w", NULL), *b = nn_f32("linear", "b", NULL);
+    float *dout = nn_f32("linear", "dout", NULL);
+    float *out = zeros(B * OC), *dx = zeros(B * C), *dw = zeros(OC * C), *db = zeros(OC);
+    ns_linear_forward(out, x, w, b, B, C, OC);
+    ns_linear_backward(dx, dw, db, dout, x, w, B, C, OC);
+    nn_cmp_fx("linear", "out", out, B * OC, ATOL, RTOL);
+    nn_cmp_fx("linear", "dx", dx, B * C, ATOL, RTOL);
+    nn_cmp_fx("linear", "dw", dw, OC * C, ATOL, RTOL);
+    nn_cmp_fx("linear", "db", db, OC, ATOL, RTOL);
+    /* backward accumulates: a second call doubles every gradient */
+    float *dx2 = malloc(B * C * sizeof(float));
+    memcpy(dx2, dx, B * C * sizeof(float));
+    ns_linear_backward(dx, dw, db, dout, x, w, B, C, OC);
+    for (int i = 0; i < B * C; i++) CHECK(fabsf(dx[i] - 2 * dx2[i]) <= 1e-6f * (1 + fabsf(dx[i])));
+    /* without bias: out − bias */
+    float *out2 = zeros(B * OC);
+    ns_linear_forward(out2, x, w, NULL, B, C, OC);
+    for (int i = 0; i < B * OC; i++) CHECK(fabsf(out2[i] + b[i % OC] - out[i]) < 1e-5f);
+    free(x), free(w), free(b), free(dout), free(out), free(dx), free(dw), free(db), free(dx2), free(out2);
+}
+
+typedef struct lin_ctx {
+    float *x, *w, *b, *dout, *out;
+    int B, C, OC;
+} lin_ctx;
+
+static double lin_obj(void *p)
+{
+    lin_ctx *c = p;
+    ns_linear_forward(c->out, c->x, c->w, c->b, c->B, c->C, c->OC);
+    return nn_dot(c->out, c->dout, (size_t)c->B * c->OC);
+}
+
+static void test_linear_gradcheck(void)
+{
+    lin_ctx c = {0};
+    c.B = 5, c.C = 9, c.OC = 6;
+    c.x = zeros(c.B * c.C), c.w = zeros(c.OC * c.C), c.b = zeros(c.OC), c.dout = zeros(c.B * c.OC);
+    c.out = zeros(c.B * c.OC);
+    nn_fill(c.x, c.B * c.C, 1, -1, 1), nn_fill(c.w, c.OC * c.C, 2, -0.5f, 0.5f), nn_fill(c.b, c.OC, 3, -1, 1);
+    nn_fill(c.dout, c.B * c.OC, 4, -1, 1);
+    float *dx = zeros(c.B * c.C), *dw = zeros(c.OC * c.C), *db = zeros(c.OC);
+    ns_linear_backward(dx, dw, db, c.dout, c.x, c.w, c.B, c.C, c.OC);
+    nn_gradcheck("linear dx", lin_obj, &c, c.x, dx, c.B * c.C, FD_H, FD_ATOL, FD_RTOL);
+    nn_gradcheck("linear dw", lin_obj, &c, c.w, dw, c.OC * c.C, FD_H, FD_ATOL, FD_RTOL);
+    nn_gradcheck("linear db", lin_obj, &c, c.b, db, c.OC, FD_H, FD_ATOL, FD_RTOL);
+    /* NULL gradient pointers are skipped */
+    ns_linear_backward(NULL, NULL, db, c.dout, c.x, c.w, c.B, c.C, c.OC);
+    free(c.x), free(c.w), free(c.b), free(c.dout), free(c.out), free(dx), free(dw), free(db);
+}
+
+/* ---- sparse-input linear ------------------------------------------------------- */
+
+static void test_sparse_reference(void)
+{
+    const int B = 4, C = 9, OC = 5;
+    size_t nnz, np;
+    int64_t *indptr = nn_i64("sparse_linear", "indptr", &np), *ind64 = nn_i64("sparse_linear", "indices", &nnz);
+    int32_t *indices = malloc(nnz * sizeof(int32_t));
+    for (size_t i = 0; i < nnz; i++) indices[i] = (int32_t)ind64[i];
+    float *values = nn_f32("sparse_linear", "values", NULL), *w = nn_f32("sparse_linear", "w", NULL);
+    float *b = nn_f32("sparse_linear", "b", NULL), *dout = nn_f32("sparse_linear", "dout", NULL);
+    CHECK_EQ_INT(np, B + 1);
+    float *out = zeros(B * OC), *dw = zeros(OC * C), *db = zeros(OC);
+    ns_sparse_linear_forward(out, indptr, indices, values, w, b, B, C, OC);
+    ns_sparse_linear_backward(dw, db, dout, indptr, indices, values, B, C, OC);
+    nn_cmp_fx("sparse_linear", "out", out, B * OC, ATOL, RTOL);
+    nn_cmp_fx("sparse_linear", "dw", dw, OC * C, ATOL, RTOL);
+    nn_cmp_fx("sparse_linear", "db", db, OC, ATOL, RTOL);
+    /* a slice of rows 1..3 (indptr + 1) gives rows 1..3 of the output */
+    float *out2 = zeros(2 * OC);
+    ns_sparse_linear_forward(out2, indptr + 1, indices, values, w, b, 2, C, OC);
+    for (int i = 0; i < 2 * OC; i++) CHECK(out2[i] == out[OC + i]);
+    free(indptr), free(ind64), free(indices), free(values), free(w), free(b), free(dout), free(out), free(dw);
+    free(db), free(out2);
+}
+
+/* Random CSR rows vs the dense layer on the same matrix. */
+static void test_sparse_vs_dense(void)
+{
+    const int B = 7, C = 40, OC = 6;
+    int64_t indptr[8] = {0};
+    int32_t indices[64];
+    float values[64], dense[7 * 40] = {0}, u[64];
+    nn_fill(u, 64, 11, 0, 1);
+    int nnz = 0;
+    for (int b = 0; b < B; b++) {
+        int k = b == 3 ? 0 : 1 + (int)(u[b] * 8); /* row 3 empty */
+        for (int j = 0; j < k; j++) {
+            indices[nnz] = (int32_t)(u[(nnz * 7 + 3) % 64] * C);
+            values[nnz] = u[(nnz * 5 + 1) % 64] * 2 - 1;
+            dense[b * C + indices[nnz]] += values[nnz];
+            nnz++;
+        }
+        indptr[b + 1] = nnz;
+    }
+    float w[6 * 40], bias[6], dout[7 * 6];
+    nn_fill(w, OC * C, 12, -1, 1), nn_fill(bias, OC, 13, -1, 1), nn_fill(dout, B * OC, 14, -1, 1);
+    float o1[42], o2[42], dw1[240] = {0}, dw2[240] = {0}, db1[6] = {0}, db2[6] = {0};
+    ns_sparse_linear_forward(o1, indptr, indices, values, w, bias, B, C, OC);
+    ns_linear_forward(o2, dense, w, bias, B, C, OC);
+    ns_sparse_linear_backward(dw1, db1, dout, indptr, indices, values, B, C, OC);
+    ns_linear_backward(NULL, dw2, db2, dout, dense, w, B, C, OC);
+    double mo = 0, mw = 0;
+    for (int i = 0; i < B * OC; i++) mo = fmax(mo, fabs(o1[i] - o2[i]));
+    for (int i = 0; i < OC * C; i++) mw = fmax(mw, fabs(dw1[i] - dw2[i]));
+    for (int i = 0; i < OC; i++) CHECK(fabsf(db1[i] - db2[i]) < 1e-5f);
+    printf("  sparse vs dense (nnz %d): max|diff| out %.3g, dw %.3g\n", nnz, mo, mw);
+    CHECK(mo < 1e-5 && mw < 1e-5);
+}
+
+/* ---- LayerNorm ------------------------------------------------------------------------ */
+
+static void test_layernorm_reference(void)
+{
+    const int N = 4, C = 8;
+    float *x = nn_f32("layernorm", "x", NULL), *w = nn_f32("layernorm", "w", NULL);
+    float *b = nn_f32("layernorm", "b", NULL), *dout = nn_f32("layernorm", "dout", NULL);
+    float *out = zeros(N * C), *dx = zeros(N * C), *dw = zeros(C), *db = zeros(C), mean[4], rstd[4];
+    ns_layernorm_forward(out, mean, rstd, x, w, b, N, C, NS_LN_EPS);
+    ns_layernorm_backward(dx, dw, db, dout, x, w, mean, rstd, N, C);
+    nn_cmp_fx("layernorm", "out", out, N * C, ATOL, RTOL);
+    nn_cmp_fx("layernorm", "dx", dx, N * C, ATOL, RTOL);
+    nn_cmp_fx("layernorm", "dw", dw, C, ATOL, RTOL);
+    nn_cmp_fx("layernorm", "db", db, C, ATOL, RTOL);
+    memset(dx, 0, N * C * sizeof(float));
+    ns_layernorm_forward(out, mean, rstd, x, NULL, NULL, N, C, NS_LN_EPS);
+    ns_layernorm_backward(dx, NULL, NULL, dout, x, NULL, mean, rstd, N, C);
+    nn_cmp_fx("layernorm", "out_plain", out, N * C, ATOL, RTOL);
+    nn_cmp_fx("layernorm", "dx_plain", dx, N * C, ATOL, RTOL);
+    free(x), free(w), free(b), free(dout), free(out), free(dx), free(dw), free(db);
+}
+
+typedef struct ln_ctx {
+    float *x, *w, *b, *dout, *out, *mean, *rstd;
+    int N, C;
+} ln_ctx;
+
+static double ln_obj(void *p)
+{
+    ln_ctx *c = p;
+    ns_layernorm_forward(c->out, c->mean, c->rstd, c->x, c->w, c->b, c->N, c->C, NS_LN_EPS);
+    return nn_dot(c->out, c->dout, (size_t)c->N * c->C);
+}
+
+static void test_layernorm_gradcheck(void)
+{
+    ln_ctx c = {0};
+    c.N = 3, c.C = 16;
+    size_t nc = (size_t)c.N * c.C;
+    c.x = zeros(nc), c.w = zeros(c.C), c.b = zeros(c.C), c.dout = zeros(nc), c.out = zeros(nc);
+    c.mean = zeros(c.N), c.rstd = zeros(c.N);
+    nn_fill(c.x, nc, 21, -2, 3), nn_fill(c.w, c.C, 22, 0.5f, 1.5f), nn_fill(c.b, c.C, 23, -1, 1);
+    nn_fill(c.dout, nc, 24, -1, 1);
+    float *dx = zeros(nc), *dw = zeros(c.C), *db = zeros(c.C);
+    ln_obj(&c);
+    ns_layernorm_backward(dx, dw, db, c.dout, c.x, c.w, c.mean, c.rstd, c.N, c.C);
+    nn_gradcheck("layernorm dx", ln_obj, &c, c.x, dx, nc, FD_H, FD_ATOL, FD_RTOL);
+    nn_gradcheck("layernorm dw", ln_obj, &c, c.w, dw, c.C, FD_H, FD_ATOL, FD_RTOL);
+    nn_gradcheck("layernorm db", ln_obj, &c, c.b, db, c.C, FD_H, FD_ATOL, FD_RTOL);
+    /* the rows are normalised */
+    ln_obj(&c);
+    float plain[48], m[3], r[3];
+    ns_layernorm_forward(plain, m, r, c.x, NULL, NULL, c.N, c.C, NS_LN_EPS);
+    for (int n = 0; n < c.N; n++) {
+        double s = 0, s2 = 0;
+        for (int i = 0; i < c.C; i++) s += plain[n * c.C + i], s2 += plain[n * c.C + i] * plain[n * c.C + i];
+        CHECK(fabs(s / c.C) < 1e-6 && fabs(s2 / c.C - 1) < 1e-3);
+    }
+    free(c.x), free(c.w), free(c.b), free(c.dout), free(c.out), free(c.mean), free(c.rstd), free(dx), free(dw);
+    free(db);
+}
+
+/* ---- activations ------------------------------------------------------------------------ */
+
+static void test_activations_reference(void)
+{
+    size_t n;
+    float *x = nn_f32("act", "x", &n), *dout = nn_f32("act", "dout", NULL);
+    float *out = zeros(n), *dx = zeros(n);
+    ns_gelu_forward(out, x, n);
+    ns_gelu_backward(dx, dout, x, n);
+    nn_cmp_fx("act", "gelu_out", out, n, ATOL, RTOL);
+    nn_cmp_fx("act", "gelu_dx", dx, n, ATOL, RTOL);
+    memset(dx, 0, n * sizeof(float));
+    ns_relu_forward(out, x, n);
+    ns_relu_backward(dx, dout, x, n);
+    nn_cmp_fx("act", "relu_out", out, n, 0, 0);
+    nn_cmp_fx("act", "relu_dx", dx, n, 0, 0);
+    /* in place */
+    memcpy(out, x, n * sizeof(float));
+    ns_gelu_forward(out, out, n);
+    nn_cmp_fx("act", "gelu_out", out, n, ATOL, RTOL);
+    free(x), free(dout), free(out), free(dx);
+}
+
+typedef struct act_ctx {
+    float *x, *dout, *out;
+    size_t n;
+    int relu;
+} act_ctx;
+
+static double act_obj(void *p)
+{
+    act_ctx *c = p;
+    if (c->relu) ns_relu_forward(c->out, c->x, c->n);
+    else ns_gelu_forward(c->out, c->x, c->n);
+    return nn_dot(c->out, c->dout, c->n);
+}
+
+static void test_activations_gradcheck(void)
+{
+    act_ctx c = {0};
+    c.n = 64;
+    c.x = zeros(c.n), c.dout = zeros(c.n), c.out = zeros(c.n);
+    nn_fill(c.x, c.n, 31, -4, 4);
+    for (size_t i = 0; i < c.n; i++) /* keep clear of ReLU's kink */
+        if (fabsf(c.x[i]) < 0.05f) c.x[i] = 0.3f;
+    nn_fill(c.dout, c.n, 32, -1, 1);
+    float *dx = zeros(c.n);
+    ns_gelu_backward(dx, c.dout, c.x, c.n);
+    nn_gradcheck("gelu dx", act_obj, &c, c.x, dx, c.n, FD_H, FD_ATOL, FD_RTOL);
+    memset(dx, 0, c.n * sizeof(float));
+    c.relu = 1;
+    ns_relu_backward(dx, c.dout, c.x, c.n);
+    nn_gradcheck("relu dx", act_obj, &c, c.x, dx, c.n, FD_H, FD_ATOL, FD_RTOL);
+    free(c.x), free(c.dout), free(c.out), free(dx);
+}
+
+/* ---- residual MLP block ------------------------------------------------------------------- */
+
+typedef struct rm_ctx {
+    ns_resmlp_dims d;
+    int B;
+    ns_resmlp_w w;
+    float *hs, *ha, *dout, *out, *scratch;
+} rm_ctx;
+
+static double rm_obj(void *p)
+{
+    rm_ctx *c = p;
+    ns_resmlp_forward(c->out, c->scratch, c->hs, c->ha, &c->w, c->B, c->d);
+    return nn_dot(c->out, c->dout, (size_t)c->B * c->d.out);
+}
+
+/* Sizes of the seven parameter tensors in ns_resmlp_w order. */
+static void rm_sizes(ns_resmlp_dims d, size_t s[7])
+{
+    s[0] = (size_t)d.hidden * (d.ds + d.da), s[1] = d.hidden, s[2] = (size_t)d.out * d.hidden, s[3] = d.out;
+    s[4] = (size_t)d.out * d.ds, s[5] = d.out, s[6] = d.out;
+}
+
+static float **rm_slot(ns_resmlp_w *w, int k)
+{
+    float **s[7] = {&w->w1, &w->b1, &w->w2, &w->b2, &w->w_res, &w->ln_w, &w->ln_b};
+    return s[k];
+}
+
+static const char *const rm_names[7] = {"w1", "b1", "w2", "b2", "w_res", "ln_w", "ln_b"};
+
+static void test_resmlp_reference(void)
+{
+    rm_ctx c = {0};
+    c.B = 3, c.d = (ns_resmlp_dims){6, 5, 7, 4};
+    size_t sz[7];
+    rm_sizes(c.d, sz);
+    ns_resmlp_w g = {0};
+    for (int k = 0; k < 7; k++) {
+        *rm_slot(&c.w, k) = nn_f32("resmlp", rm_names[k], NULL);
+        *rm_slot(&g, k) = zeros(sz[k]);
+    }
+    c.hs = nn_f32("resmlp", "hs", NULL), c.ha = nn_f32("resmlp", "ha", NULL);
+    c.dout = nn_f32("resmlp", "dout", NULL);
+    c.out = zeros(c.B * c.d.out), c.scratch = zeros(ns_resmlp_scratch(c.B, c.d));
+    float *dhs = zeros(c.B * c.d.ds), *dha = zeros(c.B * c.d.da);
+    rm_obj(&c);
+    ns_resmlp_backward(dhs, dha, &g, c.dout, c.scratch, c.hs, &c.w, c.B, c.d);
+    nn_cmp_fx("resmlp", "out", c.out, c.B * c.d.out, ATOL, RTOL);
+    nn_cmp_fx("resmlp", "dhs", dhs, c.B * c.d.ds, ATOL, RTOL);
+    nn_cmp_fx("resmlp", "dha", dha, c.B * c.d.da, ATOL, RTOL);
+    for (int k = 0; k < 7; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "d%s", rm_names[k]);
+        nn_cmp_fx("resmlp", name, *rm_slot(&g, k), sz[k], ATOL, RTOL);
+    }
+    for (int k = 0; k < 7; k++) free(*rm_slot(&c.w, k)), free(*rm_slot(&g, k));
+    free(c.hs), free(c.ha), free(c.dout), free(c.out), free(c.scratch), free(dhs), free(dha);
+}
+
+static void resmlp_gradcheck(int B, ns_resmlp_dims d, uint64_t seed, float h)
+{
+    rm_ctx c = {0};
+    c.B = B, c.d = d;
+    size_t sz[7];
+    rm_sizes(d, sz);
+    ns_resmlp_w g = {0};
+    for (int k = 0; k < 7; k++) {
+        *rm_slot(&c.w, k) = zeros(sz[k]);
+        *rm_slot(&g, k) = zeros(sz[k]);
+        float bound = k == 5 ? 0.2f : (float)(1.0 / sqrt(k < 2 ? d.ds + d.da : k < 4 ? d.hidden : d.ds));
+        nn_fill(*rm_slot(&c.w, k), sz[k], seed + k, -bound, bound);
+        if (k == 5)
+            for (size_t i = 0; i < sz[k]; i++) c.w.ln_w[i] += 1.0f;
+    }
+    c.hs = zeros(B * d.ds), c.ha = zeros(B * d.da), c.dout = zeros(B * d.out), c.out = zeros(B * d.out);
+    c.scratch = zeros(ns_resmlp_scratch(B, d));
+    nn_fill(c.hs, B * d.ds, seed + 10, -1, 1), nn_fill(c.ha, B * d.da, seed + 11, -1, 1);
+    nn_fill(c.dout, B * d.out, seed + 12, -1, 1);
+    float *dhs = zeros(B * d.ds), *dha = zeros(B * d.da);
+    rm_obj(&c);
+    ns_resmlp_backward(dhs, dha, &g, c.dout, c.scratch, c.hs, &c.w, B, d);
+    char what[64];
+    snprintf(what, sizeof what, "resmlp%d dhs", d.ds);
+    nn_gradcheck(what, rm_obj, &c, c.hs, dhs, B * d.ds, h, FD_ATOL, FD_RTOL);
+    snprintf(what, sizeof what, "resmlp%d dha", d.ds);
+    nn_gradcheck(what, rm_obj, &c, c.ha, dha, B * d.da, h, FD_ATOL, FD_RTOL);
+    for (int k = 0; k < 7; k++) {
+        snprintf(what, sizeof what, "resmlp%d d%s", d.ds, rm_names[k]);
+        nn_gradcheck(what, rm_obj, &c, *rm_slot(&c.w, k), *rm_slot(&g, k), sz[k], h, FD_ATOL, FD_RTOL);
+    }
+    for (int k = 0; k < 7; k++) free(*rm_slot(&c.w, k)), free(*rm_slot(&g, k));
+    free(c.hs), free(c.ha), free(c.dout), free(c.out), free(c.scratch), free(dhs), free(dha);
+}
+
+static void test_resmlp_gradcheck(void) { resmlp_gradcheck(3, (ns_resmlp_dims){6, 5, 7, 4}, 40, FD_H); }
+
+/* The paper's sizes: [h_s; h_a] 256 → 128 → 128, W_res 128×128. */
+static void test_resmlp_gradcheck_paper_dims(void)
+{
+    resmlp_gradcheck(4, (ns_resmlp_dims){128, 128, 128, 128}, 50, 1e-2f);
+}
+
+/* ---- FiLM block ---------------------------------------------------------------------------------- */
+
+typedef struct film_ctx {
+    float *h, *A, *b, *ln_w, *ln_b, *dout, *out, *scratch;
+    int B, D;
+} film_ctx;
+
+static double film_obj(void *p)
+{
+    film_ctx *c = p;
+    ns_film_forward(c->out, c->scratch, c->h, c->A, c->b, c->ln_w, c->ln_b, c->B, c->D);
+    return nn_dot(c->out, c->dout, (size_t)c->B * c->D);
+}
+
+static void test_film_reference(void)
+{
+    film_ctx c = {0};
+    c.B = 3, c.D = 6;
+    size_t nd = (size_t)c.B * c.D;
+    c.h = nn_f32("film", "h", NULL), c.A = nn_f32("film", "A", NULL), c.b = nn_f32("film", "b", NULL);
+    c.ln_w = nn_f32("film", "ln_w", NULL), c.ln_b = nn_f32("film", "ln_b", NULL);
+    c.dout = nn_f32("film", "dout", NULL);
+    c.out = zeros(nd), c.scratch = zeros(ns_film_scratch(c.B, c.D));
+    float *dh = zeros(nd), *dA = zeros(nd), *db = zeros(nd), *dw = zeros(c.D), *dbl = zeros(c.D);
+    film_obj(&c);
+    ns_film_backward(dh, dA, db, dw, dbl, c.dout, c.scratch, c.h, c.A, c.ln_w, c.B, c.D);
+    nn_cmp_fx("film", "out", c.out, nd, ATOL, RTOL);
+    nn_cmp_fx("film", "dh", dh, nd, ATOL, RTOL);
+    nn_cmp_fx("film", "dA", dA, nd, ATOL, RTOL);
+    nn_cmp_fx("film", "db", db, nd, ATOL, RTOL);
+    nn_cmp_fx("film", "dln_w", dw, c.D, ATOL, RTOL);
+    nn_cmp_fx("film", "dln_b", dbl, c.D, ATOL, RTOL);
+    free(c.h), free(c.A), free(c.b), free(c.ln_w), free(c.ln_b), free(c.dout), free(c.out), free(c.scratch);
+    free(dh), free(dA), free(db), free(dw), free(dbl);
+}
+
+static void film_gradcheck(int B, int D, bool affine, uint64_t seed)
+{
+    film_ctx c = {0};
+    c.B = B, c.D = D;
+    size_t nd = (size_t)B * D;
+    c.h = zeros(nd), c.A = zeros(nd), c.b = zeros(nd), c.dout = zeros(nd), c.out = zeros(nd);
+    c.scratch = zeros(ns_film_scratch(B, D));
+    nn_fill(c.h, nd, seed, -2, 2), nn_fill(c.A, nd, seed + 1, -0.5f, 0.5f), nn_fill(c.b, nd, seed + 2, -1, 1);
+    nn_fill(c.dout, nd, seed + 3, -1, 1);
+    if (affine) {
+        c.ln_w = zeros(D), c.ln_b = zeros(D);
+        nn_fill(c.ln_w, D, seed + 4, 0.7f, 1.3f), nn_fill(c.ln_b, D, seed + 5, -0.3f, 0.3f);
+    }
+    float *dh = zeros(nd), *dA = zeros(nd), *db = zeros(nd), *dw = zeros(D), *dbl = zeros(D);
+    film_obj(&c);
+    ns_film_backward(dh, dA, db, affine ? dw : NULL, affine ? dbl : NULL, c.dout, c.scratch, c.h, c.A, c.ln_w, B,
+                     D);
+    char what[64];
+    snprintf(what, sizeof what, "film%d dh", D);
+    nn_gradcheck(what, film_obj, &c, c.h, dh, nd, FD_H, FD_ATOL, FD_RTOL);
+    snprintf(what, sizeof what, "film%d dA", D);
+    nn_gradcheck(what, film_obj, &c, c.A, dA, nd, FD_H, FD_ATOL, FD_RTOL);
+    snprintf(what, sizeof what, "film%d db", D);
+    nn_gradcheck(what, film_obj, &c, c.b, db, nd, FD_H, FD_ATOL, FD_RTOL);
+    if (affine) {
+        snprintf(what, sizeof what, "film%d dln_w", D);
+        nn_gradcheck(what, film_obj, &c, c.ln_w, dw, D, FD_H, FD_ATOL, FD_RTOL);
+        snprintf(what, sizeof what, "film%d dln_b", D);
+        nn_gradcheck(what, film_obj, &c, c.ln_b, dbl, D, FD_H, FD_ATOL, FD_RTOL);
+    }
+    free(c.h), free(c.A), free(c.b), free(c.ln_w), free(c.ln_b), free(c.dout), free(c.out), free(c.scratch);
+    free(dh), free(dA), free(db), free(dw), free(dbl);
+}
+
+static void test_film_gradcheck(void)
+{
+    film_gradcheck(3, 6, true, 60);
+    film_gradcheck(2, 5, false, 70);
+    film_gradcheck(4, 192, true, 80); /* the paper's adapter width */
+}
+
+int main(void)
+{
+    printf("blas backend: %s\n", ns_blas_backend());
+    NS_RUN(test_linear_reference);
+    NS_RUN(test_linear_gradcheck);
+    NS_RUN(test_sparse_reference);
+    NS_RUN(test_sparse_vs_dense);
+    NS_RUN(test_layernorm_reference);
+    NS_RUN(test_layernorm_gradcheck);
+    NS_RUN(test_activations_reference);
+    NS_RUN(test_activations_gradcheck);
+    NS_RUN(test_resmlp_reference);
+    NS_RUN(test_resmlp_gradcheck);
+    NS_RUN(test_resmlp_gradcheck_paper_dims);
+    NS_RUN(test_film_reference);
+    NS_RUN(test_film_gradcheck);
+    return ns_test_summary("test_nn");
+}
