@@ -52,12 +52,18 @@ def cmd_prompts(a):
                     texts.append(t)
         per_file.append(texts)
     k = len(per_file)
+    # an equal share per file; what a small file cannot give goes to the others
+    want = [0] * k
+    left = a.n
+    while left > 0 and any(want[i] < len(t) for i, t in enumerate(per_file)):
+        for i, t in enumerate(per_file):
+            if left > 0 and want[i] < len(t):
+                want[i] += 1
+                left -= 1
     out = []
-    for i, texts in enumerate(per_file):
-        want = a.n // k + (1 if i < a.n % k else 0)
-        want = min(want, len(texts))
-        step = len(texts) / want
-        out += [texts[int(j * step)] for j in range(want)]
+    for texts, w in zip(per_file, want):
+        step = len(texts) / w if w else 0
+        out += [texts[int(j * step)] for j in range(w)]
     with open(a.out, 'w', encoding='utf-8') as f:
         for t in out:
             f.write(json.dumps(t) + '\n')

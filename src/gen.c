@@ -461,8 +461,8 @@ static ns_status gen_depot(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
  * ferry sails between any two locations. */
 static ns_status gen_ferry(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
 {
-    (void)err;
     int locs = v[0], cars = v[1];
+    if ((long)locs * locs > GEN_MAX_CELLS) return bad(err, "ferry: too many locations (not-eq lists every pair)");
     int *goal = ns_xmalloc(sizeof(int) * (size_t)cars);
     objects_begin(out);
     objects(out, "c", "", 0, cars, "car");

@@ -145,6 +145,7 @@ static void test_option_errors(void)
     expect_usage("gripper", "rooms", 1);
     expect_usage("gripper", "scatter", 2);
     expect_usage("ferry", "locations", 1);
+    expect_usage("ferry", "locations", 5000);
     expect_usage("visitall", "goals", 101);
     expect_usage("visitall", "holes", 15); /* 4x4 grid keeps >= 2 cells */
     expect_usage("visitall", "center", 2);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the nine-domain EmbedPlan suite (experiments/suite_embedplan9.sh) and
+# reports transitions, unique states, wall time and peak memory.
+# Goal (issue #3): paper scale (millions of transitions) in <= 2 min, <= 4 GiB on 2 cores.
+set -u
+BUILD=${BUILD:-build}
+OUT=${OUT:-results/suite}
+rm -rf "$OUT"
+/usr/bin/time -f "%e %M" -o /tmp/ns_suite_time bash experiments/suite_embedplan9.sh "$OUT"
+read -r wall kb </tmp/ns_suite_time
+printf '%-12s %9s %12s %12s %8s\n' domain problems states transitions skipped
+tot_s=0; tot_t=0
+for d in "$OUT"/*/; do
+    [ -f "$d/data/manifest.json" ] || { echo "$(basename "$d"): no dataset"; continue; }
+    j=$("$BUILD/nextstate" data info "$d/data" --json)
+    get() { sed -E "s/.*\"$1\": ([0-9]+).*/\1/" <<<"$j"; }
+    sk=$(grep -c 'left out' "$d/build.log" || true)
+    printf '%-12s %9s %12s %12s %8s\n' "$(basename "$d")" "$(get problems)" "$(get states)" "$(get transitions)" "$sk"
+    tot_s=$((tot_s + $(get states))); tot_t=$((tot_t + $(get transitions)))
+done
+printf '%-12s %9s %12s %12s\n' total "" "$tot_s" "$tot_t"
+echo "wall ${wall} s, peak memory of one build $((kb / 1024)) MiB (2 builds run at a time)"
