@@ -127,7 +127,7 @@ def nextstate(dom, prob, search, heuristic, plan_file):
     try:
         j = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        r["status"] = "killed" if code is None else f"error {code}: {err.strip()[:200]}"
+        r["status"] = "killed" if code is None else f"error {code}: {' '.join(err.split())[:160]}"
         return r
     r.update(status=j["status"], solved=j["solved"], expanded=j["expanded"],
              generated=j["generated"], search_s=j["seconds"], ground_s=j["ground_seconds"],
@@ -136,9 +136,8 @@ def nextstate(dom, prob, search, heuristic, plan_file):
     return r
 
 
-FD_STATUS = {0: "solved", 11: "unsolvable", 12: "incomplete", 22: "out of memory",
-             23: "out of time", 24: "out of time", 35: "translate out of memory",
-             36: "translate out of time", None: "killed"}
+FD_STATUS = {0: "solved", 10: "unsolvable", 11: "unsolvable", 12: "incomplete",  # driver's codes
+             22: "out of memory", 23: "out of time", 24: "out of memory", None: "killed"}
 
 
 def fast_downward(driver, dom, prob, driver_args, search_args, tmpdir):
@@ -156,13 +155,22 @@ def fast_downward(driver, dom, prob, driver_args, search_args, tmpdir):
         if m:
             r[key] = kind(m[-1])
     if code not in FD_STATUS:
-        r["status"] += ": " + (err.strip() or out.strip())[-200:]
+        r["status"] += ": " + " ".join((err or out).split())[-160:]
     return r
 
 
 def validate(dom, prob, plan_file):
     code, _, _, _ = run([NS, "validate", dom, prob, plan_file])
     return code == 0
+
+
+def busy():
+    """Prints a warning when other processes compete for the CPUs; returns the load."""
+    load, cpus = os.getloadavg()[0], os.cpu_count() or 1
+    if load > 0.5 * cpus:
+        print(f"warning: load average {load:.1f} on {cpus} CPUs: other processes compete, "
+              f"timings and ratios are noisy")
+    return load
 
 
 def rate(r):
@@ -189,7 +197,9 @@ def main():
     driver = find_fd()
     os.makedirs(os.path.dirname(OUT) or ".", exist_ok=True)
     print(f"nextstate {NS}\nFast Downward {driver}\nproblems {PROBLEMS}; "
-          f"time limit {LIMIT:g} s, memory {MEMORY} MB; modes {','.join(MODES)}\n")
+          f"time limit {LIMIT:g} s, memory {MEMORY} MB; modes {','.join(MODES)}")
+    load_before = busy()
+    print()
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_fd.") as tmp:
         gendir = OUT + "_problems"  # generated problems are kept for a second look
@@ -245,6 +255,7 @@ def main():
             rows.append(row)
 
     summary = summarize(rows)
+    summary["load_average"] = [load_before, busy()]
     keys = []
     for row in rows:
         keys += [k for k in row if k not in keys]
@@ -328,7 +339,7 @@ def notable(rows):
             elif r["blind_ns_status"] in ok and r["blind_ns_wall"] > 2 * r["blind_fd_wall"] + 0.5:
                 notes.append(f"{where} A* blind: wall {r['blind_ns_wall']:.1f} s vs FD "
                              f"{r['blind_fd_wall']:.1f} s (expanded {r['blind_ns_expanded']} vs "
-                             f"{r.get('blind_fd_expanded')}: FD's translator pruned the task)")
+                             f"{r.get('blind_fd_expanded')}: FD's translated task is smaller)")
         if "sat_ns_status" in r:
             if r["sat_ns_solved"] and not r.get("sat_ns_valid"):
                 notes.append(f"{where} GBFS-h^FF: nextstate's plan is INVALID")

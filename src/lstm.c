@@ -200,11 +200,11 @@ void ns_lstm_backward(float *dx, float *dh0, float *dc0, const ns_lstm_w *g, con
             /* dh_{t−1}[B×H] = dG_t[B×4H] · W_hh[4H×H] */
             ns_sgemm(false, false, B, H, H4, 1.0f, dG, H4, w->w_hh[k], H, 0.0f, s.dh, H);
         }
-        if (T == 0) continue;
         if (dh0)
             for (size_t q = 0; q < bh; q++) dh0[k * bh + q] += s.dh[q];
         if (dc0)
             for (size_t q = 0; q < bh; q++) dc0[k * bh + q] += s.dc[q];
+        if (T == 0) continue; /* h_n = h_0: the gradient passed straight through */
         if (g->w_hh[k]) { /* dW_hh[4H×H] += Σ_t dG_tᵀ · h_{t−1} */
             if (T > 1)
                 ns_sgemm(true, false, H4, H, (T - 1) * B, 1.0f, s.dG + (size_t)B * H4, H4, s.h[k], H, 1.0f,

@@ -136,6 +136,33 @@ static bool types_ok(const ns_task *t, const ns_plan_step *st, char *why, size_t
     return true;
 }
 
+/* Would the step leave state s unchanged?  (Grounding drops such operators.) */
+static bool step_is_noop(const ns_task *t, const ns_plan_step *st, const ns_word *s)
+{
+    const ns_action *a = &t->domain->actions[st->schema];
+    for (int i = 0; i < a->neff; i++) {
+        ns_lit l = a->eff[i];
+        if (l.neg) { /* a delete matters unless the same atom is also added */
+            bool readded = false;
+            for (int j = 0; j < a->neff; j++) {
+                const ns_lit *m = &a->eff[j];
+                if (m->neg || m->pred != l.pred) continue;
+                bool same = true;
+                for (int k = 0; k < l.nargs; k++) {
+                    int x = l.args[k] >= 0 ? l.args[k] : st->args[NS_TERM_PARAM(l.args[k])];
+                    int y = m->args[k] >= 0 ? m->args[k] : st->args[NS_TERM_PARAM(m->args[k])];
+                    same &= x == y;
+                }
+                readded |= same;
+            }
+            if (!readded && !lit_holds(t, &l, st->args, s)) return false; /* deletes a true atom */
+        } else if (!lit_holds(t, &l, st->args, s)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 ns_status ns_plan_validate(const ns_task *t, const ns_plan *p, ns_validation *v)
 {
     memset(v, 0, sizeof *v);
@@ -179,6 +206,7 @@ ns_status ns_plan_validate(const ns_task *t, const ns_plan *p, ns_validation *v)
             break;
         }
         int op = ns_task_find_op(t, st->schema, st->args, st->nargs);
+        if (op < 0 && step_is_noop(t, st, s)) continue; /* dropped at grounding: changes nothing */
         if (op < 0) { /* applicable yet not grounded: grounding is wrong */
             snprintf(v->reason, sizeof v->reason, "step applicable but missing from the grounded task");
             v->failed_step = i;

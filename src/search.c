@@ -237,7 +237,7 @@ typedef struct search {
     int *ops;       /* applicable operators (task->nops) */
     ns_word *state; /* copy of the state being expanded */
     ns_word *succ;  /* BATCH successor states */
-    double start;
+    double start, cpu_start; /* wall clock for reports, CPU time for the limit */
     long next_check;
 } search;
 
@@ -276,7 +276,7 @@ static inline bool over_time(search *s)
     if (work < s->next_check) return false;
     s->next_check = work + CHECK_EVERY;
     if (s->heur) s->heur_bytes = ns_heuristic_bytes(s->heur);
-    return s->o->time_limit > 0 && ns_now() - s->start > s->o->time_limit;
+    return s->o->time_limit > 0 && ns_cpu_now() - s->cpu_start > s->o->time_limit;
 }
 
 static ns_status extract_plan(search *s, uint32_t goal)
@@ -428,6 +428,7 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     s.o = o;
     s.r = r;
     s.start = ns_now();
+    s.cpu_start = ns_cpu_now();
     s.next_check = 0;
     if (t->goal_impossible) {
         r->status = NS_UNSOLVABLE;

@@ -425,17 +425,16 @@ static void build_ops(ns_task *t, const grounder *g, const int *fmap)
                 maxlits = g->d->actions[i].pre[j].n + g->d->actions[i].neff;
     int *tmp[4];
     for (int i = 0; i < 4; i++) tmp[i] = ns_xmalloc(sizeof(int) * (size_t)maxlits);
+    int kept = 0;
     for (int i = 0; i < nops; i++) {
         int len;
         const int *key = ns_tupleset_get(&g->ops, i, &len);
         const ns_action *a = &g->d->actions[key[0]];
         const ns_clause *cl = &a->pre[key[1]];
         const int *args = key + 2;
-        ns_op *o = &ops[i];
+        ns_op *o = &ops[kept];
         o->schema = key[0];
         o->cost = a->cost;
-        o->args_off = (int)opargs.n;
-        for (int j = 0; j < a->nparams; j++) iv_push(&opargs, args[j]);
         int npre = 0, nneg = 0, nadd = 0, ndel = 0;
         for (int j = 0; j < cl->n; j++) {
             const ns_lit *l = &cl->lits[j];
@@ -461,6 +460,18 @@ static void build_ops(ns_task *t, const grounder *g, const int *fmap)
             if (!added) tmp[3][m++] = tmp[3][j];
         }
         ndel = m;
+        /* an operator that deletes nothing and adds only what it requires
+         * never changes a state: drop it, as Fast Downward does */
+        bool noop = ndel == 0;
+        for (int j = 0; j < nadd && noop; j++) {
+            bool required = false;
+            for (int k = 0; k < npre; k++) required |= tmp[0][k] == tmp[2][j];
+            noop = required;
+        }
+        if (noop) continue;
+        kept++;
+        o->args_off = (int)opargs.n;
+        for (int j = 0; j < a->nparams; j++) iv_push(&opargs, args[j]);
         o->pre_off = (int)lists.n;
         o->npre = npre;
         for (int j = 0; j < npre; j++) iv_push(&lists, tmp[0][j]);
@@ -475,6 +486,7 @@ static void build_ops(ns_task *t, const grounder *g, const int *fmap)
         for (int j = 0; j < ndel; j++) iv_push(&lists, tmp[3][j]);
     }
     for (int i = 0; i < 4; i++) free(tmp[i]);
+    nops = kept;
     t->nops = nops;
     t->lists = lists.v ? lists.v : ns_xmalloc(sizeof(int));
     t->op_args = opargs.v ? opargs.v : ns_xmalloc(sizeof(int));

@@ -171,6 +171,13 @@ double ns_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double ns_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err)
 {
     FILE *f = fopen(path, "rb");

@@ -1097,7 +1097,7 @@ int ns_wordpiece_encode(const ns_wordpiece *wp, const char *text, size_t len, in
     if (max_len < 2) max_len = 2;
     int32_t *v = NULL;
     size_t n = 0, cap = 0;
-    ns_wordpiece_tokenize(wp, text, len, (size_t)max_len - 2, &v, &n, &cap);
+    if (max_len > 2) ns_wordpiece_tokenize(wp, text, len, (size_t)max_len - 2, &v, &n, &cap);
     ids[0] = wp->cls;
     for (size_t i = 0; i < n; i++) ids[1 + i] = v[i];
     ids[1 + n] = wp->sep;

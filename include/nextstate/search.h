@@ -15,7 +15,7 @@ typedef enum ns_search_algo { NS_SEARCH_BFS, NS_SEARCH_ASTAR, NS_SEARCH_GBFS } n
 typedef struct ns_search_opts {
     ns_search_algo algo;
     ns_heuristic_kind heuristic; /* ignored by BFS */
-    double time_limit;           /* seconds; <= 0: none */
+    double time_limit;           /* CPU seconds of the search; <= 0: none */
     size_t memory_limit;         /* bytes of search data; 0: none */
     bool prune_irrelevant;       /* skip operators irrelevant to the goal
                                     (ns_task_relevant_ops); default true */

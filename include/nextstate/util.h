@@ -60,6 +60,9 @@ void ns_rng_shuffle_int(ns_rng *r, int *a, size_t n);
 
 /* Monotonic wall-clock seconds. */
 double ns_now(void);
+/* CPU seconds used by this process (time limits count these, as Fast
+ * Downward's do, so a busy machine does not cut a run short). */
+double ns_cpu_now(void);
 
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
 ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err);

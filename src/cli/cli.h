@@ -35,6 +35,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_ground(int argc, char **argv);
 int cmd_data(int argc, char **argv);
 int cmd_split(int argc, char **argv);
+int cmd_embed(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 
 #endif

@@ -67,6 +67,17 @@ static const command commands[] = {
      "       [--fsf-domain blocks|gripper|logistics|visitall (default: detected)]\n"
      "  Both: [--goals FILE (goal vectors [P, D])] [--states-out FILE.jsonl (the states' atoms, for\n"
      "       side-by-side runs)] [--repeat K (best of K timed passes)] [--quiet]"},
+    {"embed", cmd_embed, "neural text embeddings (MiniLM / MPNet) of prompts and actions, cached",
+     "nextstate embed DATASET_DIR [--model NAME|DIR] [--cache DIR] [--batch N] [--domains DIR] [--quiet] [--json]\n"
+     "  Renders every state's prompt and every transition's action text, embeds the texts the cache lacks and\n"
+     "  saves the cache (default DATASET_DIR/embeddings/MODEL): embeddings.npy [N, D] float32, keys.npy, manifest.json.\n"
+     "nextstate embed texts FILE.jsonl [-o OUT.npy] [--cache DIR] [--model …] [--batch N] [--json]\n"
+     "  One text a line (a JSON string or {\"text\": …}); OUT.npy gets their embeddings in file order.\n"
+     "nextstate embed tokenize TEXT… [--model …] [--json]      (the model-input token ids)\n"
+     "  --model: a model folder, or a name in $NEXTSTATE_MODELS or ~/.cache/nextstate/models (default\n"
+     "  all-MiniLM-L6-v2; scripts/fetch_models.sh fetches it).  OPENBLAS_NUM_THREADS bounds the BLAS threads.\n"
+     "  Import: a folder with embeddings.npy and index.jsonl (text → row) from any tool works as a cache\n"
+     "  (see include/nextstate/embed.h)."},
     {"ground", cmd_ground, "ground a problem and report its size",
      "nextstate ground DOMAIN PROBLEM [--atoms] [--statics] [--operators] [--json]"},
 };

@@ -127,14 +127,14 @@ static inline double nn_cmp_fx(const char *cs, const char *name, const float *go
 
 /* Central finite differences of a scalar objective f(ctx) (evaluated in
  * double) w.r.t. x[0..n) against the analytic gradient g[0..n): every
- * index when n ≤ 200, else 200 spread ones.  Fails when
+ * index when n ≤ maxn, else about maxn evenly spread ones.  Fails when
  * |fd − g| > atol + rtol·|fd|; prints the largest errors. */
 typedef double (*nn_objective)(void *ctx);
 
-static inline double nn_gradcheck(const char *what, nn_objective f, void *ctx, float *x, const float *g,
-                                  size_t n, float h, double atol, double rtol)
+static inline double nn_gradcheck_max(const char *what, nn_objective f, void *ctx, float *x, const float *g,
+                                      size_t n, float h, double atol, double rtol, size_t maxn)
 {
-    size_t stride = n <= 200 ? 1 : n / 200 + 1;
+    size_t stride = n <= maxn ? 1 : n / maxn + 1;
     double mx = 0, mxrel = 0;
     size_t bad = 0, checked = 0;
     for (size_t i = 0; i < n; i += stride) {
@@ -159,6 +159,13 @@ static inline double nn_gradcheck(const char *what, nn_objective f, void *ctx, f
            bad ? "  FAILS" : "");
     if (bad) ns_t_cur_failed = 1;
     return mx;
+}
+
+/* nn_gradcheck_max with up to 200 entries. */
+static inline double nn_gradcheck(const char *what, nn_objective f, void *ctx, float *x, const float *g, size_t n,
+                                  float h, double atol, double rtol)
+{
+    return nn_gradcheck_max(what, f, ctx, x, g, n, h, atol, rtol, 200);
 }
 
 /* Σ a[i]·b[i] in double (the objective "sum(out · dout)"). */

@@ -227,6 +227,32 @@ static void test_relevance(void)
     unload(&l);
 }
 
+/* Operators that never change a state (move r r) are dropped; a plan that
+ * uses one still validates. */
+static void test_noop_operators(void)
+{
+    loaded l;
+    int rc = load(&l,
+                  "(define (domain m) (:requirements :strips) (:predicates (at ?x))\n"
+                  " (:action move :parameters (?from ?to) :precondition (at ?from)\n"
+                  "   :effect (and (at ?to) (not (at ?from)))))\n",
+                  "(define (problem p) (:domain m) (:objects r1 r2) (:init (at r1)) (:goal (at r2)))");
+    CHECK(rc == 0);
+    if (rc) return;
+    CHECK_EQ_INT(l.t.nops, 2); /* (move r1 r2), (move r2 r1) */
+    ns_plan p;
+    ns_error e;
+    ns_validation v;
+    CHECK(ns_plan_parse(&p, &l.t, "(move r1 r1)\n(move r1 r2)\n", "plan", &e) == NS_OK);
+    CHECK(ns_plan_validate(&l.t, &p, &v) == NS_OK);
+    ns_plan_free(&p);
+    CHECK(ns_plan_parse(&p, &l.t, "(move r2 r2)\n", "plan", &e) == NS_OK);
+    CHECK(ns_plan_validate(&l.t, &p, &v) == NS_INVALID_PLAN);
+    CHECK(strstr(v.reason, "(at r2)") != NULL);
+    ns_plan_free(&p);
+    unload(&l);
+}
+
 /* Malformed input: each case must fail with the given status at line:col. */
 static void test_malformed(void)
 {
@@ -375,6 +401,7 @@ int main(void)
     NS_RUN(test_transition_and_validate);
     NS_RUN(test_negative_equality_constants_or);
     NS_RUN(test_relevance);
+    NS_RUN(test_noop_operators);
     NS_RUN(test_malformed);
     NS_RUN(test_truncations);
     if (ns_test_benchmarks()) NS_RUN(test_benchmarks_ground);

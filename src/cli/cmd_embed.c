@@ -1,0 +1,306 @@
+/* cmd_embed.c — `nextstate embed`: neural text embeddings of a dataset's
+ * rendered prompts and actions (or of a list of texts), cached by text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+#include "nextstate/bert.h"
+#include "nextstate/blas.h"
+#include "nextstate/dataset.h"
+#include "nextstate/embed.h"
+#include "nextstate/json.h"
+#include "nextstate/npy.h"
+#include "nextstate/render.h"
+
+#define DEFAULT_MODEL "all-MiniLM-L6-v2"
+
+typedef struct embed_args {
+    const char *model, *cache, *out, *domains;
+    long batch;
+    bool quiet, json;
+    const char *pos[64];
+    int npos;
+} embed_args;
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A model given as a folder, or by name in $NEXTSTATE_MODELS or
+ * ~/.cache/nextstate/models. */
+static int load_model(const char *name, ns_bert **m)
+{
+    ns_buf path;
+    ns_buf_init(&path);
+    if (strchr(name, '/') || is_dir(name)) {
+        ns_buf_puts(&path, name);
+    } else {
+        const char *env = getenv("NEXTSTATE_MODELS"), *home = getenv("HOME");
+        if (env && *env) ns_buf_printf(&path, "%s/%s", env, name);
+        else ns_buf_printf(&path, "%s/.cache/nextstate/models/%s", home ? home : ".", name);
+    }
+    if (!is_dir(path.data)) {
+        fprintf(stderr, "nextstate: model folder %s not found (run scripts/fetch_models.sh %s, or give --model DIR)\n",
+                path.data, name);
+        ns_buf_free(&path);
+        return NS_ERR_IO;
+    }
+    ns_error err;
+    int rc = 0;
+    if (ns_bert_load(m, path.data, &err) != NS_OK) rc = cli_report(&err);
+    ns_buf_free(&path);
+    return rc;
+}
+
+static int parse_args(int argc, char **argv, embed_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->model = DEFAULT_MODEL;
+    a->domains = "domains";
+    a->batch = 32;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        bool more = i + 1 < argc;
+        if (!strcmp(s, "--model") && more) a->model = argv[++i];
+        else if (!strcmp(s, "--cache") && more) a->cache = argv[++i];
+        else if (!strcmp(s, "-o") && more) a->out = argv[++i];
+        else if (!strcmp(s, "--domains") && more) a->domains = argv[++i];
+        else if (!strcmp(s, "--batch") && more) {
+            if (!cli_parse_long("embed", "--batch", argv[++i], &a->batch)) return NS_ERR_USAGE;
+            if (a->batch < 1 || a->batch > 4096) return cli_usage("embed", "--batch must lie in 1..4096");
+        } else if (!strcmp(s, "--quiet")) a->quiet = true;
+        else if (!strcmp(s, "--json")) a->json = true;
+        else if (s[0] == '-' && s[1]) return cli_usage("embed", "unknown option '%s'", s);
+        else if (a->npos < 64) a->pos[a->npos++] = s;
+        else return cli_usage("embed", "too many arguments");
+    }
+    return 0;
+}
+
+/* Embeds texts into the cache folder (when given) or a fresh table. */
+static int run_embed(const embed_args *a, ns_bert *m, int64_t n, const char *const *texts, const size_t *lens,
+                     ns_embed_table *t, int64_t *computed, double *seconds)
+{
+    ns_error err;
+    char mpath[1100];
+    snprintf(mpath, sizeof mpath, "%s/embeddings.npy", a->cache ? a->cache : "");
+    FILE *f = a->cache ? fopen(mpath, "rb") : NULL;
+    if (f) {
+        fclose(f);
+        if (ns_embed_table_load(t, a->cache, &err) != NS_OK) return cli_report(&err);
+    } else {
+        ns_embed_table_init(t, ns_bert_dim(m));
+    }
+    ns_embed_opts o = {(int)a->batch, !a->quiet};
+    double t0 = ns_now();
+    if (ns_embed_texts(m, t, n, texts, lens, &o, computed, &err) != NS_OK) return cli_report(&err);
+    *seconds = ns_now() - t0;
+    if (a->cache && *computed > 0 && ns_embed_table_save(t, a->cache, &err) != NS_OK) return cli_report(&err);
+    return 0;
+}
+
+/* Writes the rows of texts, in order, to path as float32 [n, D]. */
+static int write_rows(const char *path, const ns_embed_table *t, int64_t n, const char *const *texts,
+                      const size_t *lens)
+{
+    ns_array a;
+    int64_t shape[2] = {n, t->dim};
+    ns_array_init(&a, NS_F32, 2, shape);
+    for (int64_t i = 0; i < n; i++) {
+        const float *r = ns_embed_get(t, texts[i], lens[i]);
+        memcpy((float *)a.data + (size_t)i * t->dim, r, (size_t)t->dim * sizeof *r);
+    }
+    ns_error err;
+    int rc = 0;
+    if (ns_npy_write(path, &a, NULL, &err) != NS_OK) rc = cli_report(&err);
+    ns_array_free(&a);
+    return rc;
+}
+
+static void report(const embed_args *a, const ns_bert *m, const char *what, int64_t n, int64_t computed,
+                   double seconds, const ns_embed_table *t)
+{
+    const ns_bert_config *c = ns_bert_config_of(m);
+    double rate = seconds > 0 ? computed / seconds : 0;
+    if (a->json) {
+        printf("{\"model\": ");
+        ns_buf b;
+        ns_buf_init(&b);
+        ns_json_put_str(&b, c->name);
+        printf("%s, \"texts\": %lld, \"computed\": %lld, \"cached\": %lld, \"seconds\": %.3f, \"texts_per_second\": %.3f, "
+               "\"dim\": %d, \"max_seq_length\": %d, \"batch\": %ld, \"rows\": %lld}\n",
+               b.data, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, c->hidden,
+               c->max_seq_length, a->batch, (long long)t->n);
+        ns_buf_free(&b);
+    } else {
+        printf("embed: %s: %lld texts, %lld computed, %lld from the cache; %.3f s (%.2f texts/s); %s, dim %d, "
+               "max_seq_length %d, batch %ld, %s\n",
+               what, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, c->name, c->hidden,
+               c->max_seq_length, a->batch, ns_blas_backend());
+    }
+}
+
+/* `embed texts FILE`: one text a line, as a JSON string or {"text": ...}. */
+static int embed_texts_file(const embed_args *a)
+{
+    if (a->npos != 2) return cli_usage("embed", "texts expects FILE");
+    const char *file = a->pos[1];
+    char *data;
+    size_t len;
+    ns_error err;
+    if (ns_read_file(file, &data, &len, &err) != NS_OK) return cli_report(&err);
+    char **texts = NULL;
+    size_t *lens = NULL, cap = 0, lcap = 0;
+    int64_t n = 0;
+    int line = 0, rc = 0;
+    for (char *p = data; p < data + len && !rc;) {
+        char *e = memchr(p, '\n', (size_t)(data + len - p));
+        if (!e) e = data + len;
+        line++;
+        if (e > p) {
+            ns_json j;
+            if (ns_json_parse(&j, p, (size_t)(e - p), file, &err) != NS_OK) {
+                err.line = line;
+                rc = cli_report(&err);
+                break;
+            }
+            const ns_json *s = j.kind == NS_JSON_STRING ? &j : ns_json_get(&j, "text");
+            if (!s || s->kind != NS_JSON_STRING) {
+                fprintf(stderr, "nextstate: %s:%d: expected a JSON string or {\"text\": string}\n", file, line);
+                rc = NS_ERR_INPUT;
+            } else {
+                NS_GROW(texts, cap, (size_t)n + 1);
+                NS_GROW(lens, lcap, (size_t)n + 1);
+                texts[n] = ns_xmalloc(s->string_len + 1);
+                memcpy(texts[n], s->string, s->string_len + 1);
+                lens[n++] = s->string_len;
+            }
+            ns_json_free(&j);
+        }
+        p = e + 1;
+    }
+    free(data);
+    ns_bert *m = NULL;
+    if (!rc) rc = load_model(a->model, &m);
+    ns_embed_table t = {0};
+    int64_t computed = 0;
+    double seconds = 0;
+    if (!rc) rc = run_embed(a, m, n, (const char *const *)texts, lens, &t, &computed, &seconds);
+    if (!rc && a->out) rc = write_rows(a->out, &t, n, (const char *const *)texts, lens);
+    if (!rc) report(a, m, file, n, computed, seconds, &t);
+    ns_embed_table_free(&t);
+    ns_bert_free(m);
+    for (int64_t i = 0; i < n; i++) free(texts[i]);
+    free(texts);
+    free(lens);
+    return rc;
+}
+
+/* `embed tokenize TEXT…`: the model-input token ids, one line per text. */
+static int embed_tokenize(const embed_args *a)
+{
+    ns_bert *m = NULL;
+    int rc = load_model(a->model, &m);
+    if (rc) return rc;
+    const ns_bert_config *c = ns_bert_config_of(m);
+    int32_t *ids = ns_xmalloc((size_t)c->max_seq_length * sizeof *ids);
+    for (int i = 1; i < a->npos; i++) {
+        int n = ns_bert_tokenize(m, a->pos[i], strlen(a->pos[i]), ids);
+        for (int k = 0; k < n; k++)
+            printf(a->json ? "%s%d" : "%s%d", k ? (a->json ? ", " : " ") : (a->json ? "[" : ""), ids[k]);
+        if (!a->json) {
+            printf("\n ");
+            for (int k = 0; k < n; k++) printf(" %s", ns_wordpiece_token(ns_bert_wordpiece(m), ids[k]));
+        }
+        printf(a->json ? "]\n" : "\n");
+    }
+    free(ids);
+    ns_bert_free(m);
+    return 0;
+}
+
+/* `embed DATASET_DIR`: every state's prompt and every action's text. */
+static int embed_dataset(const embed_args *a)
+{
+    if (a->npos != 1) return cli_usage("embed", "expects DATASET_DIR, 'texts FILE' or 'tokenize TEXT…'");
+    const char *dir = a->pos[0];
+    ns_dataset ds;
+    ns_error err;
+    if (ns_dataset_load(&ds, dir, &err) != NS_OK) return cli_report(&err);
+    ns_render *r = NULL;
+    if (ns_render_find(&r, a->domains, ds.domain_name, &err) != NS_OK) {
+        ns_dataset_free(&ds);
+        return cli_report(&err);
+    }
+    int rc = 0;
+    ns_render_prep **preps = ns_xcalloc((size_t)ds.nproblems + 1, sizeof *preps);
+    for (int i = 0; i < ds.nproblems && !rc; i++) {
+        const ns_ds_problem *p = &ds.problems[i];
+        ns_render_problem rp = {p->nobjects, (const char *const *)p->objects, (const char *const *)p->object_types,
+                                p->natoms,   (const char *const *)p->atoms,   p->nstatics,
+                                (const char *const *)p->statics, p->ngoal, (const char *const *)p->goal};
+        if (ns_render_prep_new(&preps[i], r, &rp, &err) != NS_OK) rc = cli_report(&err);
+    }
+    ns_render_free(r);
+    /* texts: the prompts of all states, then the actions of all transitions */
+    int64_t ns = ns_dataset_nstates(&ds), nt = ns_dataset_ntransitions(&ds), n = 0;
+    ns_buf all;
+    ns_buf_init(&all);
+    size_t *off = ns_xmalloc((size_t)(ns + nt + 1) * sizeof *off), *lens = ns_xmalloc((size_t)(ns + nt + 1) * sizeof *lens);
+    for (int64_t s = 0; s < ns && !rc; s++, n++) {
+        off[n] = all.len;
+        ns_render_prep_prompt_bits(preps[((const int32_t *)ds.state_problem.data)[s]], ns_dataset_state(&ds, s), &all);
+        lens[n] = all.len - off[n];
+    }
+    for (int64_t t = 0; t < nt && !rc; t++, n++) {
+        const int32_t *tr = ns_dataset_transition(&ds, t);
+        off[n] = all.len;
+        ns_buf_puts(&all, ds.problems[tr[0]].ops[tr[2]]);
+        lens[n] = all.len - off[n];
+    }
+    const char **texts = ns_xmalloc((size_t)(n + 1) * sizeof *texts);
+    for (int64_t i = 0; i < n; i++) texts[i] = all.data + off[i];
+    ns_bert *m = NULL;
+    if (!rc) rc = load_model(a->model, &m);
+    ns_buf cache;
+    ns_buf_init(&cache);
+    if (a->cache) ns_buf_puts(&cache, a->cache);
+    else if (m) ns_buf_printf(&cache, "%s/embeddings/%s", dir, ns_bert_config_of(m)->name);
+    embed_args a2 = *a;
+    a2.cache = cache.data;
+    ns_embed_table t = {0};
+    int64_t computed = 0;
+    double seconds = 0;
+    if (!rc) rc = run_embed(&a2, m, n, texts, lens, &t, &computed, &seconds);
+    if (!rc) {
+        char what[1200];
+        snprintf(what, sizeof what, "%s (%lld states, %lld transitions) -> %s", dir, (long long)ns, (long long)nt,
+                 cache.data);
+        report(a, m, what, n, computed, seconds, &t);
+    }
+    ns_embed_table_free(&t);
+    ns_bert_free(m);
+    ns_buf_free(&cache);
+    free(texts);
+    free(off);
+    free(lens);
+    ns_buf_free(&all);
+    for (int i = 0; i < ds.nproblems; i++) ns_render_prep_free(preps[i]);
+    free(preps);
+    ns_dataset_free(&ds);
+    return rc;
+}
+
+int cmd_embed(int argc, char **argv)
+{
+    embed_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc;
+    if (a.npos == 0) return cli_usage("embed", "expects DATASET_DIR, 'texts FILE' or 'tokenize TEXT…'");
+    if (!strcmp(a.pos[0], "texts")) return embed_texts_file(&a);
+    if (!strcmp(a.pos[0], "tokenize")) return embed_tokenize(&a);
+    return embed_dataset(&a);
+}
