@@ -306,7 +306,7 @@ static inline void gen_batch(search *s, int k0, int k1)
         ns_word *out = s->succ + (size_t)(k - k0) * (size_t)nw;
         ns_task_apply(t, s->ops[k], s->state, out);
         uint64_t h = ns_state_hash(out, nw);
-        __builtin_prefetch(&s->reg.table[h & s->reg.tmask]);
+        __builtin_prefetch(ns_registry_slot(&s->reg, h));
     }
 }
 

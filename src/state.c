@@ -3,9 +3,10 @@
  * (power-of-two table, linear probing, doubled when 70 % full).
  *
  * The hot path is ns_registry_insert() during search: one hash of the state,
- * then probes that compare against stored states word by word.  Growth
- * rehashes from the stored states (no per-state hash is kept), which costs
- * O(n·nwords) per doubling and so O(1) amortised per insert. */
+ * then probes that compare a 32-bit fingerprint (the hash's upper half)
+ * before touching a stored state, so a probe costs one cache miss in the
+ * table and, on a fingerprint match, one in the state data.  The slot is
+ * fingerprint & mask, so growth moves entries without rehashing states. */
 #include "nextstate/state.h"
 
 #include <stdio.h>
@@ -42,8 +43,8 @@ void ns_registry_init(ns_registry *r, int nwords)
     r->n = 0;
     r->cap = INIT_STATES;
     r->data = ns_xmalloc((size_t)r->cap * state_words(r) * sizeof(ns_word));
-    r->table = ns_xmalloc((size_t)INIT_TABLE * sizeof(uint32_t));
-    memset(r->table, 0xff, (size_t)INIT_TABLE * sizeof(uint32_t));
+    r->table = ns_xmalloc((size_t)INIT_TABLE * sizeof(uint64_t));
+    memset(r->table, 0xff, (size_t)INIT_TABLE * sizeof(uint64_t));
     r->tmask = INIT_TABLE - 1;
 }
 
@@ -61,13 +62,14 @@ static void grow_table(ns_registry *r)
 {
     uint64_t size = (r->tmask + 1) * 2;
     uint64_t mask = size - 1;
-    uint32_t *t = ns_xmalloc((size_t)size * sizeof(uint32_t));
-    memset(t, 0xff, (size_t)size * sizeof(uint32_t));
-    const int nw = r->nwords;
-    for (uint32_t id = 0; id < r->n; id++) {
-        uint64_t i = hash_words(ns_registry_get(r, id), nw) & mask;
-        while (t[i] != NS_NO_STATE) i = (i + 1) & mask;
-        t[i] = id;
+    uint64_t *t = ns_xmalloc((size_t)size * sizeof(uint64_t));
+    memset(t, 0xff, (size_t)size * sizeof(uint64_t));
+    for (uint64_t k = 0; k <= r->tmask; k++) {
+        uint64_t e = r->table[k];
+        if (e == NS_EMPTY_SLOT) continue;
+        uint64_t i = (e >> 32) & mask;
+        while (t[i] != NS_EMPTY_SLOT) i = (i + 1) & mask;
+        t[i] = e;
     }
     free(r->table);
     r->table = t;
@@ -92,11 +94,13 @@ uint32_t ns_registry_find(const ns_registry *r, const ns_word *s)
 {
     const int nw = r->nwords;
     const uint64_t mask = r->tmask;
-    uint64_t i = hash_words(s, nw) & mask;
+    uint64_t fp = hash_words(s, nw) >> 32;
+    uint64_t i = fp & mask;
     for (;;) {
-        uint32_t id = r->table[i];
-        if (id == NS_NO_STATE) return NS_NO_STATE;
-        if (words_eq(r->data + (size_t)id * (size_t)nw, s, nw)) return id;
+        uint64_t e = r->table[i];
+        if (e == NS_EMPTY_SLOT) return NS_NO_STATE;
+        uint32_t id = (uint32_t)e;
+        if ((e >> 32) == fp && words_eq(r->data + (size_t)id * (size_t)nw, s, nw)) return id;
         i = (i + 1) & mask;
     }
 }
@@ -104,13 +108,14 @@ uint32_t ns_registry_find(const ns_registry *r, const ns_word *s)
 uint32_t ns_registry_insert(ns_registry *r, const ns_word *s, bool *is_new)
 {
     const int nw = r->nwords;
-    uint64_t h = hash_words(s, nw);
+    uint64_t fp = hash_words(s, nw) >> 32;
     uint64_t mask = r->tmask;
-    uint64_t i = h & mask;
+    uint64_t i = fp & mask;
     for (;;) {
-        uint32_t id = r->table[i];
-        if (id == NS_NO_STATE) break;
-        if (words_eq(r->data + (size_t)id * (size_t)nw, s, nw)) {
+        uint64_t e = r->table[i];
+        if (e == NS_EMPTY_SLOT) break;
+        uint32_t id = (uint32_t)e;
+        if ((e >> 32) == fp && words_eq(r->data + (size_t)id * (size_t)nw, s, nw)) {
             if (is_new) *is_new = false;
             return id;
         }
@@ -120,11 +125,8 @@ uint32_t ns_registry_insert(ns_registry *r, const ns_word *s, bool *is_new)
     if (r->n == r->cap) grow_data(r);
     uint32_t id = r->n++;
     if (nw > 0) memcpy(r->data + (size_t)id * (size_t)nw, s, (size_t)nw * sizeof(ns_word));
-    if ((uint64_t)r->n * 10 > (mask + 1) * 7) {
-        grow_table(r); /* files every id including the new one */
-    } else {
-        r->table[i] = id;
-    }
+    r->table[i] = (fp << 32) | id;
+    if ((uint64_t)r->n * 10 > (mask + 1) * 7) grow_table(r);
     if (is_new) *is_new = true;
     return id;
 }
@@ -132,5 +134,5 @@ uint32_t ns_registry_insert(ns_registry *r, const ns_word *s, bool *is_new)
 size_t ns_registry_bytes(const ns_registry *r)
 {
     return (size_t)r->cap * state_words(r) * sizeof(ns_word) +
-           (size_t)(r->tmask + 1) * sizeof(uint32_t);
+           (size_t)(r->tmask + 1) * sizeof(uint64_t);
 }
