@@ -426,11 +426,11 @@ ns_status ns_bert_load(ns_bert **out, const char *dir, ns_error *err)
     char path[1024];
     if ((rc = read_config(c, dir, err)) != NS_OK) goto fail;
     if ((rc = read_st_config(c, dir, err)) != NS_OK) goto fail;
-    const char *base = strrchr(dir, '/');
-    base = base && base[1] ? base + 1 : dir;
-    snprintf(c->name, sizeof c->name, "%s", base);
-    size_t bl = strlen(c->name);
-    while (bl > 1 && c->name[bl - 1] == '/') c->name[--bl] = '\0';
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/') dl--; /* the base name, trailing slashes aside */
+    size_t b0 = dl;
+    while (b0 > 0 && dir[b0 - 1] != '/') b0--;
+    snprintf(c->name, sizeof c->name, "%.*s", (int)(dl - b0), dir + b0);
 
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
     if ((rc = ns_st_open(&st, path, err)) != NS_OK) goto fail;

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "nextstate/json.h"
 #include "nextstate/succgen.h"
 
@@ -277,16 +276,11 @@ ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *
 
 /* ---- save ------------------------------------------------------------- */
 
-typedef struct named_array {
-    const char *file;
-    ns_array *a;
-} named_array;
-
 #define NARRAYS 11
-static void arrays_of(const ns_dataset *ds, named_array out[NARRAYS])
+static void arrays_of(const ns_dataset *ds, ns_npy_entry out[NARRAYS])
 {
     ns_dataset *d = (ns_dataset *)ds;
-    named_array list[NARRAYS] = {
+    ns_npy_entry list[NARRAYS] = {
         {"states.npy", &d->states},
         {"state_problem.npy", &d->state_problem},
         {"state_g.npy", &d->state_g},
@@ -316,26 +310,16 @@ ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
 {
     ns_status st = ns_mkdir_p(dir, err);
     if (st != NS_OK) return st;
-    named_array arrays[NARRAYS];
+    ns_npy_entry arrays[NARRAYS];
     arrays_of(ds, arrays);
-    uint32_t crc[NARRAYS];
-    size_t bytes[NARRAYS];
+    ns_buf files;
+    ns_buf_init(&files);
+    if ((st = ns_npy_write_listed(dir, arrays, NARRAYS, &files, err)) != NS_OK) {
+        ns_buf_free(&files);
+        return st;
+    }
     size_t plen = strlen(dir) + 64;
     char *path = ns_xmalloc(plen);
-    for (int i = 0; i < NARRAYS; i++) {
-        snprintf(path, plen, "%s/%s", dir, arrays[i].file);
-        if ((st = ns_npy_write(path, arrays[i].a, &crc[i], err)) != NS_OK) {
-            free(path);
-            return st;
-        }
-        struct stat stt;
-        if (stat(path, &stt) != 0) {
-            st = ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot stat the file just written");
-            free(path);
-            return st;
-        }
-        bytes[i] = (size_t)stt.st_size;
-    }
     ns_buf b;
     ns_buf_init(&b);
     ns_buf_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"domain\": ", NS_DATASET_FORMAT,
@@ -378,11 +362,10 @@ ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
         ns_json_put_str(&b, ds->skipped_reason[i]);
         ns_buf_putc(&b, '}');
     }
-    ns_buf_puts(&b, "],\n  \"files\": {");
-    for (int i = 0; i < NARRAYS; i++)
-        ns_buf_printf(&b, "%s\n    \"%s\": {\"bytes\": %zu, \"crc32\": %u}", i ? "," : "", arrays[i].file, bytes[i],
-                      crc[i]);
-    ns_buf_puts(&b, "\n  }\n}\n");
+    ns_buf_puts(&b, "],\n  ");
+    ns_buf_puts(&b, files.data);
+    ns_buf_puts(&b, "\n}\n");
+    ns_buf_free(&files);
     snprintf(path, plen, "%s/manifest.json", dir);
     st = ns_write_file_atomic(path, b.data, b.len, err);
     ns_buf_free(&b);
@@ -555,25 +538,9 @@ ns_status ns_dataset_load(ns_dataset *ds, const char *dir, ns_error *err)
     ns_status st = ns_json_read(&m, path, err);
     if (st == NS_OK) {
         st = load_manifest(ds, &m, path, err);
-        const ns_json *files = ns_json_get(&m, "files");
-        named_array arrays[NARRAYS];
+        ns_npy_entry arrays[NARRAYS];
         arrays_of(ds, arrays);
-        for (int i = 0; i < NARRAYS && st == NS_OK; i++) {
-            const ns_json *f = files ? ns_json_get(files, arrays[i].file) : NULL;
-            int64_t want_crc, want_bytes;
-            if (!f || !ns_json_get_int(f, "crc32", &want_crc) || !ns_json_get_int(f, "bytes", &want_bytes)) {
-                st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "manifest lacks the checksum of %s", arrays[i].file);
-                break;
-            }
-            char *fp = ns_xmalloc(plen);
-            snprintf(fp, plen, "%s/%s", dir, arrays[i].file);
-            uint32_t crc;
-            st = ns_npy_read(fp, arrays[i].a, &crc, err);
-            if (st == NS_OK && crc != (uint32_t)want_crc)
-                st = ns_error_set(err, NS_ERR_INPUT, fp, 0, 0, "checksum mismatch: the file is corrupted (crc32 %u, manifest says %u)",
-                                  crc, (uint32_t)want_crc);
-            free(fp);
-        }
+        if (st == NS_OK) st = ns_npy_read_listed(dir, ns_json_get(&m, "files"), path, arrays, NARRAYS, err);
         ns_json_free(&m);
     }
     if (st == NS_OK) st = check_shapes(ds, dir, err);
@@ -590,7 +557,7 @@ void ns_dataset_free(ns_dataset *ds)
     free(ds->problems);
     free_strs(ds->skipped, ds->nskipped);
     free_strs(ds->skipped_reason, ds->nskipped);
-    named_array arrays[NARRAYS];
+    ns_npy_entry arrays[NARRAYS];
     arrays_of(ds, arrays);
     for (int i = 0; i < NARRAYS; i++) ns_array_free(arrays[i].a);
     memset(ds, 0, sizeof *ds);

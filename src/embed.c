@@ -319,6 +319,15 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
         k++;
     }
     ns_embed_table_free(&seen);
+    if (k > 0 && t->n > 0 && t->fingerprint == 0) {
+        free(todo);
+        free(todo_len);
+        free(todo_key);
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "%lld texts are missing from an imported embedding table of unknown model; "
+                            "refusing to mix in embeddings of %s",
+                            (long long)k, c->name);
+    }
     if (k > 0) {
         int batch = o && o->batch > 0 ? o->batch : 32;
         float *out = ns_xmalloc((size_t)(batch < k ? batch : k) * c->hidden * sizeof *out);

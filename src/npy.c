@@ -7,6 +7,8 @@
  * padded with spaces and a final '\n' so that the data starts at a multiple
  * of 64, then the raw C-order little-endian elements. */
 #include "nextstate/npy.h"
+#include "nextstate/json.h"
+#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -724,5 +726,57 @@ ns_status ns_npy_read(const char *path, ns_array *a, uint32_t *crc, ns_error *er
     st = ns_npy_decode(a, buf, len, path, err);
     if (!st && crc) *crc = ns_crc32(0, buf, len);
     free(buf);
+    return st;
+}
+
+/* ---- directories of listed arrays ----------------------------------------- */
+
+ns_status ns_npy_write_listed(const char *dir, const ns_npy_entry *e, int n, ns_buf *json, ns_error *err)
+{
+    ns_buf path;
+    ns_buf_init(&path);
+    ns_status st = NS_OK;
+    ns_buf_puts(json, "\"files\": {");
+    for (int i = 0; i < n && st == NS_OK; i++) {
+        path.len = 0;
+        ns_buf_printf(&path, "%s/%s", dir, e[i].file);
+        uint32_t crc;
+        if ((st = ns_npy_write(path.data, e[i].a, &crc, err)) != NS_OK) break;
+        struct stat stt;
+        if (stat(path.data, &stt) != 0) {
+            st = ns_error_set(err, NS_ERR_IO, path.data, 0, 0, "cannot stat the file just written");
+            break;
+        }
+        ns_buf_printf(json, "%s\n    \"%s\": {\"bytes\": %lld, \"crc32\": %u}", i ? "," : "", e[i].file,
+                      (long long)stt.st_size, crc);
+    }
+    ns_buf_puts(json, "\n  }");
+    ns_buf_free(&path);
+    return st;
+}
+
+ns_status ns_npy_read_listed(const char *dir, const ns_json *files, const char *listing, ns_npy_entry *e, int n,
+                             ns_error *err)
+{
+    ns_buf path;
+    ns_buf_init(&path);
+    ns_status st = NS_OK;
+    for (int i = 0; i < n && st == NS_OK; i++) {
+        const ns_json *f = files ? ns_json_get(files, e[i].file) : NULL;
+        int64_t want_crc, want_bytes;
+        if (!f || !ns_json_get_int(f, "crc32", &want_crc) || !ns_json_get_int(f, "bytes", &want_bytes)) {
+            st = ns_error_set(err, NS_ERR_INPUT, listing, 0, 0, "lacks the size and checksum of %s", e[i].file);
+            break;
+        }
+        path.len = 0;
+        ns_buf_printf(&path, "%s/%s", dir, e[i].file);
+        uint32_t crc;
+        if ((st = ns_npy_read(path.data, e[i].a, &crc, err)) != NS_OK) break;
+        if (crc != (uint32_t)want_crc)
+            st = ns_error_set(err, NS_ERR_INPUT, path.data, 0, 0,
+                              "checksum mismatch: the file is corrupted (crc32 %u, %s says %u)", crc, listing,
+                              (uint32_t)want_crc);
+    }
+    ns_buf_free(&path);
     return st;
 }

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "nextstate/json.h"
 
 #define NS_SPLIT_FORMAT "nextstate-split"
@@ -678,24 +677,16 @@ ns_status ns_split_save(const ns_split *sp, const char *const *dataset_dirs, con
     if (st != NS_OK) return st;
     ns_array arrays[NFILES];
     split_arrays(sp, arrays);
-    uint32_t crc[NFILES];
-    size_t bytes[NFILES];
+    ns_npy_entry entries[NFILES];
+    for (int i = 0; i < NFILES; i++) entries[i] = (ns_npy_entry){FILES[i], &arrays[i]};
+    ns_buf files;
+    ns_buf_init(&files);
+    if ((st = ns_npy_write_listed(dir, entries, NFILES, &files, err)) != NS_OK) {
+        ns_buf_free(&files);
+        return st;
+    }
     size_t plen = strlen(dir) + 64;
     char *path = ns_xmalloc(plen);
-    for (int i = 0; i < NFILES; i++) {
-        snprintf(path, plen, "%s/%s", dir, FILES[i]);
-        if ((st = ns_npy_write(path, &arrays[i], &crc[i], err)) != NS_OK) {
-            free(path);
-            return st;
-        }
-        struct stat stt;
-        if (stat(path, &stt) != 0) {
-            st = ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot stat the file just written");
-            free(path);
-            return st;
-        }
-        bytes[i] = (size_t)stt.st_size;
-    }
     ns_buf b;
     ns_buf_init(&b);
     ns_buf_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"protocol\": \"%s\",\n  \"seed\": %llu,\n",
@@ -726,10 +717,10 @@ ns_status ns_split_save(const ns_split *sp, const char *const *dataset_dirs, con
     }
     ns_buf_printf(&b, "\n  ],\n  \"counts\": {\"train\": %lld, \"dev\": %lld, \"test\": %lld, \"short_pools\": %lld},\n",
                   (long long)sp->train.n, (long long)sp->dev.n, (long long)sp->test.n, (long long)short_pools(sp));
-    ns_buf_puts(&b, "  \"files\": {");
-    for (int i = 0; i < NFILES; i++)
-        ns_buf_printf(&b, "%s\n    \"%s\": {\"bytes\": %zu, \"crc32\": %u}", i ? "," : "", FILES[i], bytes[i], crc[i]);
-    ns_buf_puts(&b, "\n  }\n}\n");
+    ns_buf_puts(&b, "  ");
+    ns_buf_puts(&b, files.data);
+    ns_buf_puts(&b, "\n}\n");
+    ns_buf_free(&files);
     snprintf(path, plen, "%s/split.json", dir);
     st = ns_write_file_atomic(path, b.data, b.len, err);
     ns_buf_free(&b);
@@ -838,38 +829,28 @@ ns_status ns_split_load(ns_split *sp, const char *dir, ns_error *err)
         return st;
     }
     st = load_meta(sp, &m, path, counts, err);
-    const ns_json *files = ns_json_get(&m, "files");
     ns_refs *lists[3] = {&sp->train, &sp->dev, &sp->test};
+    ns_array arrays[NFILES];
+    memset(arrays, 0, sizeof arrays);
+    ns_npy_entry entries[NFILES];
+    for (int i = 0; i < NFILES; i++) entries[i] = (ns_npy_entry){FILES[i], &arrays[i]};
+    if (st == NS_OK) st = ns_npy_read_listed(dir, ns_json_get(&m, "files"), path, entries, NFILES, err);
     for (int i = 0; i < NFILES && st == NS_OK; i++) {
-        const ns_json *f = files ? ns_json_get(files, FILES[i]) : NULL;
-        int64_t want_crc, want_bytes;
-        if (!f || !ns_json_get_int(f, "crc32", &want_crc) || !ns_json_get_int(f, "bytes", &want_bytes)) {
-            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "split.json lacks the checksum of %s", FILES[i]);
-            break;
-        }
-        snprintf(fp, plen, "%s/%s", dir, FILES[i]);
-        ns_array a;
-        uint32_t crc;
-        if ((st = ns_npy_read(fp, &a, &crc, err)) != NS_OK) break;
+        const ns_array *a = &arrays[i];
         int64_t rows = i < 3 ? counts[i] : counts[2], cols = i < 3 ? 2 : sp->pool_size;
-        if (crc != (uint32_t)want_crc)
-            st = ns_error_set(err, NS_ERR_INPUT, fp, 0, 0,
-                              "checksum mismatch: the file is corrupted (crc32 %u, split.json says %u)", crc,
-                              (uint32_t)want_crc);
-        else if (a.dtype != NS_I64 || a.ndim != 2 || a.shape[0] != rows || a.shape[1] != cols)
+        snprintf(fp, plen, "%s/%s", dir, FILES[i]);
+        if (a->dtype != NS_I64 || a->ndim != 2 || a->shape[0] != rows || a->shape[1] != cols)
             st = ns_error_set(err, NS_ERR_INPUT, fp, 0, 0, "expected i64 [%lld, %lld] as split.json says", (long long)rows,
                               (long long)cols);
-        if (st != NS_OK) {
-            ns_array_free(&a);
-            break;
-        }
-        if (i < 3) {
-            lists[i]->ref = a.data;
-            lists[i]->n = rows;
-        } else if (rows > 0 && cols > 0) {
-            sp->pools = a.data;
+    }
+    for (int i = 0; i < NFILES; i++) { /* hand the arrays over, or free them */
+        if (st == NS_OK && i < 3) {
+            lists[i]->ref = arrays[i].data;
+            lists[i]->n = counts[i];
+        } else if (st == NS_OK && i == 3 && counts[2] > 0 && sp->pool_size > 0) {
+            sp->pools = arrays[i].data;
         } else {
-            ns_array_free(&a);
+            ns_array_free(&arrays[i]);
         }
     }
     ns_json_free(&m);

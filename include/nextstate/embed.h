@@ -89,7 +89,9 @@ typedef struct ns_embed_opts {
  * NUL-terminated strings): the missing ones (each distinct text once) are
  * encoded with m and added.  *computed (optional) receives how many were
  * encoded.  An empty table takes on the model's name and fingerprint; a
- * table made by another model (fingerprint or dimension) is NS_ERR_INPUT. */
+ * table made by another model (fingerprint or dimension) is NS_ERR_INPUT, and
+ * so is adding to a non-empty table without a fingerprint (an import: its
+ * texts can be looked up, but another model's rows are never mixed in). */
 ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const char *const *texts,
                          const size_t *lens, const ns_embed_opts *o, int64_t *computed, ns_error *err);
 

@@ -44,6 +44,23 @@ ns_status ns_npy_write(const char *path, const ns_array *a, uint32_t *crc, ns_er
 /* Reads path; *crc (if non-NULL) receives the CRC-32 of the file's bytes. */
 ns_status ns_npy_read(const char *path, ns_array *a, uint32_t *crc, ns_error *err);
 
+/* A directory of arrays listed in a JSON "files" object that records each
+ * file's byte size and CRC-32 (datasets, splits). */
+typedef struct ns_npy_entry {
+    const char *file; /* name inside the directory */
+    ns_array *a;
+} ns_npy_entry;
+/* Writes every entry into dir, then appends `"files": {…}` (no trailing
+ * comma) to json. */
+ns_status ns_npy_write_listed(const char *dir, const ns_npy_entry *e, int n, ns_buf *json, ns_error *err);
+/* Reads every entry from dir and checks its size and CRC-32 against
+ * `files` (the JSON object written above; listing names the JSON file in
+ * errors).  A missing, truncated or corrupted file is NS_ERR_INPUT/IO naming
+ * it.  On error, arrays read so far stay in the entries (caller frees). */
+struct ns_json;
+ns_status ns_npy_read_listed(const char *dir, const struct ns_json *files, const char *listing, ns_npy_entry *e, int n,
+                             ns_error *err);
+
 /* CRC-32 (IEEE, as zlib's crc32): pass 0 to start, the previous value to continue. */
 uint32_t ns_crc32(uint32_t crc, const void *data, size_t len);
 

@@ -442,7 +442,7 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
         if (secs < best) best = secs;
     }
     if (!rc && !o->quiet)
-        fprintf(stderr, "nextstate encode: %lld states, %d features (%s) in %.4f s: %.0f states/s\n", (long long)N, D,
+        fprintf(stderr, "nextstate encode: %lld states, %d features (%s) in %.6f s: %.0f states/s\n", (long long)N, D,
                 o->wl ? "wl" : "fsf", best, best > 0 ? (double)N / best : 0.0);
     if (!rc && o->sparse) {
         char *p1 = sibling(o->out, "indptr.npy"), *p2 = sibling(o->out, "indices.npy"), *p3 = sibling(o->out, "data.npy");
@@ -555,7 +555,7 @@ static int encode_plans(const opts *o, const items *s, const ns_wl_vocab *v, con
     }
     if (!rc && !o->quiet)
         fprintf(stderr,
-                "nextstate encode: %lld states of %d plans, %d features (%s) in %.4f s: %.0f states/s; wrote %s/\n",
+                "nextstate encode: %lld states of %d plans, %d features (%s) in %.6f s: %.0f states/s; wrote %s/\n",
                 (long long)N, s->n, D, o->wl ? "wl" : "fsf", best, best > 0 ? (double)N / best : 0.0, o->out);
     for (int i = 0; i < s->n; i++) free(rows[i]);
     free(rows);

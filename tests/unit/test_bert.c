@@ -363,9 +363,9 @@ static void test_import(void)
     char dir[] = "/tmp/ns_test_import_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     ns_array a;
-    int64_t shape[2] = {3, 4};
+    int64_t shape[2] = {3, 8};
     ns_array_init(&a, NS_F32, 2, shape);
-    for (int i = 0; i < 12; i++) ((float *)a.data)[i] = (float)i;
+    for (int i = 0; i < 24; i++) ((float *)a.data)[i] = (float)i;
     char p[256], ip[256];
     ns_error err;
     snprintf(p, sizeof p, "%s/embeddings.npy", dir);
@@ -378,15 +378,26 @@ static void test_import(void)
     ns_embed_table t;
     CHECK_EQ_INT(ns_embed_table_load(&t, dir, &err), NS_OK);
     CHECK_EQ_INT(t.n, 3);
-    CHECK_EQ_INT(t.dim, 4);
+    CHECK_EQ_INT(t.dim, 8);
     const float *r = ns_embed_get(&t, "first text", 10);
     CHECK(r && r[0] == 0.0f);
     const char *cafe = "Caf\xc3\xa9 \n two lines";
     r = ns_embed_get(&t, cafe, strlen(cafe));
-    CHECK(r && r[0] == 8.0f);
+    CHECK(r && r[0] == 16.0f);
     r = ns_embed_get(&t, "middle", 6);
-    CHECK(r && r[3] == 7.0f);
+    CHECK(r && r[3] == 11.0f);
     CHECK(ns_embed_get(&t, "Middle", 6) == NULL);
+    /* usable as a cache for lookups; never extended with another model's rows */
+    ns_bert *m = load(FIX "tiny-bert");
+    const char *have[] = {"middle", "first text"}, *missing[] = {"middle", "not there"};
+    int64_t computed = -1;
+    ns_embed_opts o = {4, false};
+    CHECK_EQ_INT(ns_embed_texts(m, &t, 2, have, NULL, &o, &computed, &err), NS_OK);
+    CHECK_EQ_INT(computed, 0);
+    CHECK_EQ_INT(ns_embed_texts(m, &t, 2, missing, NULL, &o, &computed, &err), NS_ERR_INPUT);
+    CHECK(strstr(err.msg, "imported") != NULL);
+    CHECK_EQ_INT(t.n, 3);
+    ns_bert_free(m);
     ns_embed_table_free(&t);
     /* a row outside the array, a malformed line, no index at all */
     const char *bad = "\"a\"\n{\"text\": \"b\", \"row\": 3}\n";

@@ -1,0 +1,252 @@
+/* world.h — the EmbedPlan world model: an action-conditioned latent
+ * transition trained by contrastive retrieval (second paper, §3).
+ *
+ *   h_s = π_s(E(s)),  h_a = π_a(E(a)),  ĥ(s′) = T(h_s, h_a),
+ *   target = π_s(E(s′))  (the state head is shared by source and target)
+ *
+ * E is a frozen encoder computed elsewhere (features, below); only the
+ * projection heads π_s, π_a and the transition T are trained.
+ *
+ * PROJECTION HEAD (π_s and π_a alike): (L − 1) blocks of
+ * [Linear in→H, LayerNorm(H), GELU], then Linear H→out (out = 128).  The
+ * first block reads the features; for dense features of width D the block
+ * width H defaults to D (the paper's "Linear D→D"), for sparse (CSR)
+ * features it defaults to 512 and the first Linear is the sparse layer
+ * D_in→H (nn.h).  L = 1 is a single Linear in→out.
+ *
+ * TRANSITION T:
+ *   resmlp  LN( W2·GELU(W1·[h_s; h_a] + b1) + b2 + W_res·h_s )
+ *           W1 (2·out)→t_hidden (128), W2 t_hidden→out, W_res out×out, no bias
+ *   film    hypernetwork: the action generates FiLM parameters for the state,
+ *             z = GELU(Wz·h_a + bz)                  (adapter, t_hidden = 192)
+ *             A = WA·z + bA,  b = Wb·z + bb          (out each)
+ *             y = GELU( LN(W_in·h_s + b_in)·(1 + A) + b )
+ *             ĥ = LN( W_o·y + b_o + h_s )
+ *
+ * LOSS (ns_world_train): InfoNCE between ĥ and the targets of the batch
+ * (in-batch negatives, τ = 0.07) + λ (= 2) × the action-disambiguation loss:
+ * for each transition, the predictions of the true action and of up to K
+ * (= 50) other actions applicable in s (the dataset's applicable_ops,
+ * a seeded sample when there are more) compete for the target s′ (loss.h).
+ * The original code's 11×11 grid variant is the option action_grid.
+ * AdamW (lr 4e-5, wd 0.01, betas 0.9/0.999) with a linear warm-up of the
+ * learning rate 0.1 → 1 over the first 10 epochs; batch 128; LayerNorm and
+ * bias tensors are decayed too (torch's AdamW over model.parameters()).
+ * Model selection: the epoch with the best Hit@5 on the split's DEV list
+ * (dev pools drawn as the protocol draws test pools, ns_eval_dev_pools);
+ * never the test list.
+ *
+ * FEATURES AND IDS (project-wide convention).  State features: one row per
+ * dataset state, row = the dataset's global state id.  Action features: one
+ * row per ground action, row = global action id
+ *     action_id(problem p, operator o) = action_offset[p] + o,
+ *     action_offset[p] = Σ_{q < p} problems[q].nops   (dataset order),
+ * see ns_action_offsets.  When a split spans several datasets the model sees
+ * their rows stacked in dataset order (ns_world_inputs: state_base,
+ * action_base).
+ *
+ * Either kind of features is dense float32 .npy [rows, D] or a CSR triple
+ * saved by ns_csr_save: DIR/PREFIX_indptr.npy, _indices.npy, _values.npy,
+ * _shape.npy, named by the spec "DIR/PREFIX".
+ *
+ * BUILT-IN ENCODER ("builtin", the default): states = binary bag of
+ * literals over the TEXT of their fluent atoms ("(at c0 l0)"), so problems
+ * that share atom text share columns and an unseen problem maps its atoms by
+ * text; actions = one-hot of the schema name plus one column per
+ * "schema#position=object" (e.g. "(board c1 l1)" → board, board#0=c1,
+ * board#1=l1).  The vocabularies are fitted on the problems that have
+ * training transitions (terms in byte order) and stored in the checkpoint,
+ * so evaluation rebuilds identical columns; terms absent from the
+ * vocabulary get no column.
+ *
+ * CHECKPOINTS are params.h files whose meta text is the JSON configuration
+ * {"format": "nextstate-world", "version": 1, "config": {…}, "features":
+ * {…, builtin vocabularies}, "train": {…}}.  Loading checks the format,
+ * the tensor table and that the features given have the widths the model
+ * was trained on. */
+#ifndef NEXTSTATE_WORLD_H
+#define NEXTSTATE_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "nextstate/csr.h"
+#include "nextstate/dataset.h"
+#include "nextstate/error.h"
+#include "nextstate/params.h"
+#include "nextstate/split.h"
+#include "nextstate/util.h"
+
+#define NS_WORLD_FORMAT "nextstate-world"
+#define NS_WORLD_VERSION 1
+#define NS_WORLD_MAX_LAYERS 8
+
+/* ---- features --------------------------------------------------------------- */
+
+typedef struct ns_features {
+    int64_t nrows, dim;
+    bool sparse;
+    float *dense; /* nrows × dim when !sparse */
+    ns_csr csr;   /* when sparse */
+} ns_features;
+
+void ns_features_free(ns_features *f);
+/* Loads "FILE.npy" (dense float32 [N, D]) or "DIR/PREFIX" (CSR triple with
+ * _shape.npy). */
+ns_status ns_features_load(ns_features *f, const char *spec, ns_error *err);
+/* Stacks a[0 … n) row-wise (equal widths and kinds); the inputs are freed. */
+ns_status ns_features_stack(ns_features *out, ns_features *a, int n, ns_error *err);
+
+/* action_offset[p] = Σ_{q<p} problems[q].nops for p ≤ nproblems
+ * (nproblems + 1 entries, malloc'ed); the last entry is the action count. */
+int64_t *ns_action_offsets(const ns_dataset *ds);
+
+/* A vocabulary of terms (byte order once sorted), for the built-in encoder. */
+typedef struct ns_vocab {
+    int n, cap;
+    char **terms;
+    ns_strmap map;
+} ns_vocab;
+void ns_vocab_init(ns_vocab *v);
+void ns_vocab_free(ns_vocab *v);
+/* Adds a term unless present; returns its id. */
+int ns_vocab_add(ns_vocab *v, const char *term);
+/* Sorts the terms by bytes and renumbers. */
+void ns_vocab_sort(ns_vocab *v);
+
+/* Fits the built-in vocabularies on the problems of ds whose mask entry is
+ * true (mask NULL: all), adding to sv (atom texts) and av (action terms).
+ * Call ns_vocab_sort afterwards. */
+void ns_builtin_fit(ns_vocab *sv, ns_vocab *av, const ns_dataset *ds, const bool *mask);
+/* Built-in features of every state / ground action of ds (CSR, width
+ * v->n). */
+void ns_builtin_states(ns_features *f, const ns_dataset *ds, const ns_vocab *v);
+void ns_builtin_actions(ns_features *f, const ns_dataset *ds, const ns_vocab *v);
+
+/* What the model reads: datasets and their stacked feature rows. */
+typedef struct ns_world_inputs {
+    int nds;
+    const ns_dataset *const *ds;
+    ns_features state, action;
+    int64_t *state_base;     /* nds + 1: dataset d's states are rows state_base[d] + id */
+    int64_t *action_base;    /* nds + 1 */
+    int64_t **action_offset; /* per dataset, ns_action_offsets */
+} ns_world_inputs;
+
+/* Takes ownership of the two (stacked) feature sets and checks their row
+ * counts against the datasets' states and actions. */
+ns_status ns_world_inputs_init(ns_world_inputs *in, const ns_dataset *const *ds, int nds, ns_features *state,
+                               ns_features *action, ns_error *err);
+void ns_world_inputs_free(ns_world_inputs *in);
+
+/* ---- model ---------------------------------------------------------------------- */
+
+typedef enum ns_world_kind { NS_WORLD_RESMLP, NS_WORLD_FILM } ns_world_kind;
+
+typedef struct ns_world_config {
+    ns_world_kind kind;
+    int state_dim, action_dim; /* feature widths */
+    bool state_sparse, action_sparse;
+    int layers;                      /* L (1 … NS_WORLD_MAX_LAYERS); 2 */
+    int state_hidden, action_hidden; /* block widths; 0: D dense, 512 sparse */
+    int out;                         /* 128 */
+    int t_hidden;                    /* 0: 128 (resmlp), 192 (film) */
+} ns_world_config;
+
+/* Defaults: resmlp, L = 2, out 128, widths 0 (resolved at create). */
+void ns_world_config_init(ns_world_config *c);
+
+typedef struct ns_world_head {
+    int in, hidden, out, layers;
+    bool sparse;
+    int lin_w[NS_WORLD_MAX_LAYERS], lin_b[NS_WORLD_MAX_LAYERS]; /* tensor indices; the last is the out layer */
+    int ln_w[NS_WORLD_MAX_LAYERS], ln_b[NS_WORLD_MAX_LAYERS];
+} ns_world_head;
+
+typedef struct ns_world {
+    ns_world_config cfg;
+    ns_params p;
+    ns_world_head hs, ha;
+    int t_idx[16]; /* T's tensors (kind-specific order) */
+    int nt;
+} ns_world;
+
+/* Declares, allocates and initialises (seeded, torch's default inits). */
+ns_status ns_world_create(ns_world *w, const ns_world_config *c, uint64_t seed, ns_error *err);
+void ns_world_free(ns_world *w);
+/* Parameter counts of π_s, π_a and T. */
+void ns_world_counts(const ns_world *w, size_t *state_head, size_t *action_head, size_t *trans);
+
+/* Forward work space (grown on demand; one per thread). */
+typedef struct ns_world_ws ns_world_ws;
+ns_world_ws *ns_world_ws_new(void);
+void ns_world_ws_free(ns_world_ws *ws);
+
+/* out[n × out] = π_s(E(rows)) (state = true) or π_a(E(rows)), rows into the
+ * inputs' stacked feature matrix. */
+void ns_world_project(const ns_world *w, ns_world_ws *ws, const ns_features *f, bool state, const int64_t *rows,
+                      int n, float *out);
+/* pred[n × out] = T(hs[n × out], ha[n × out]). */
+void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, const float *ha, int n, float *pred);
+
+/* ---- training --------------------------------------------------------------------- */
+
+typedef struct ns_train_opts {
+    double lr;            /* 4e-5 */
+    double weight_decay;  /* 0.01 */
+    double beta1, beta2;  /* 0.9, 0.999 */
+    int warmup_epochs;    /* 10 */
+    double warmup_start;  /* 0.1 */
+    int batch;            /* 128 */
+    int epochs;           /* 200 */
+    uint64_t seed;        /* batches, action samples, dev pools, tie-breaks */
+    float tau;            /* 0.07 */
+    float action_weight;  /* 2 (0: no action loss) */
+    int action_k;         /* 50 other applicable actions at most */
+    bool action_grid;     /* the code's 11×11 grid instead */
+    int grid_n;           /* 11 */
+    int eval_every;       /* dev evaluation every N epochs (1) */
+    int dev_pool;         /* dev pool size (128) */
+    double time_limit;    /* wall seconds for training (0: none) */
+    int patience;         /* stop after N dev evaluations without improvement (0: never) */
+    bool progress;        /* progress line on a terminal */
+    /* called after each epoch (may be NULL); returning false stops training */
+    bool (*on_epoch)(void *ctx, int epoch, double loss, double dev_hit5, double seconds);
+    void *ctx;
+} ns_train_opts;
+
+void ns_train_opts_init(ns_train_opts *o);
+
+typedef struct ns_train_stats {
+    int epochs_run, best_epoch; /* best_epoch 1-based; 0: no dev list (last epoch kept) */
+    double best_dev_hit5;       /* −1 without dev */
+    double last_loss, seconds, samples_per_s;
+    int64_t steps, samples;
+} ns_train_stats;
+
+/* Trains w on the train refs of split sp (datasets and features in in),
+ * selecting the best dev Hit@5 epoch (weights restored to it at the end). */
+ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split *sp, const ns_train_opts *o,
+                         ns_train_stats *st, ns_error *err);
+
+/* One batch's loss and gradients (added into w->p.grad): transitions
+ * refs[0 … n) as (dataset, transition) pairs.  For tests (finite
+ * differences) and the training loop; rng samples the action candidates. */
+double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *in, const int64_t *refs, int n,
+                           const ns_train_opts *o, ns_rng *rng, bool backward);
+
+/* ---- checkpoints ------------------------------------------------------------------ */
+
+/* Saves parameters with meta = {"format", "version", "config", "features":
+ * features_json (a JSON object text or NULL), "train": train_json}. */
+ns_status ns_world_save(const ns_world *w, const char *path, const char *features_json, const char *train_json,
+                        ns_error *err);
+/* Loads a checkpoint: builds the model from its config and loads the
+ * weights.  *meta (if non-NULL) receives the meta text (free it). */
+ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *err);
+/* Checks that features fit the model (kinds and widths), naming the side. */
+ns_status ns_world_check_inputs(const ns_world *w, const ns_world_inputs *in, ns_error *err);
+
+const char *ns_world_kind_name(ns_world_kind k);
+int ns_world_kind_parse(const char *s);
+
+#endif
