@@ -341,7 +341,7 @@ def notable(rows):
                              f"{r['blind_fd_wall']:.1f} s (expanded {r['blind_ns_expanded']} vs "
                              f"{r.get('blind_fd_expanded')}: FD's translated task is smaller)")
         if "sat_ns_status" in r:
-            if r["sat_ns_solved"] and not r.get("sat_ns_valid"):
+            if r.get("sat_ns_solved") and not r.get("sat_ns_valid"):
                 notes.append(f"{where} GBFS-h^FF: nextstate's plan is INVALID")
             if r["sat_fd_solved"] and not r.get("sat_fd_valid"):
                 notes.append(f"{where} lama-first: `nextstate validate` rejects FD's plan")

@@ -73,6 +73,20 @@ static void gelu(float *x, size_t n)
     for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
 }
 
+/* In-place softmax of row[0..n). */
+static void softmax(float *row, int n)
+{
+    float mx = row[0];
+    for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
+    float sum = 0;
+    for (int j = 0; j < n; j++) {
+        row[j] = expf(row[j] - mx);
+        sum += row[j];
+    }
+    float inv = 1.0f / sum;
+    for (int j = 0; j < n; j++) row[j] *= inv;
+}
+
 /* ---------------------------------------------------------------- forward */
 
 /* Attention of one sequence of L tokens: qkv [L, 3H] (row stride 3H), ctx [L, H]. */
@@ -90,15 +104,7 @@ static void attention(const ns_bert *m, int L, const float *qkv, float *ctx, flo
                 const int *bk = m->bucket + (m->c.max_seq_length - 1) - i; /* bk[j] = bucket(j − i) */
                 for (int j = 0; j < L; j++) row[j] += m->relbias[bk[j] * nh + h];
             }
-            float mx = row[0];
-            for (int j = 1; j < L; j++) mx = row[j] > mx ? row[j] : mx;
-            float sum = 0;
-            for (int j = 0; j < L; j++) {
-                row[j] = expf(row[j] - mx);
-                sum += row[j];
-            }
-            float inv = 1.0f / sum;
-            for (int j = 0; j < L; j++) row[j] *= inv;
+            softmax(row, L);
         }
         /* ctx[:, h] = s v */
         ns_sgemm(false, false, L, dh, L, 1.0f, s, L, v, 3 * H, 0.0f, ctx + h * dh, H);

@@ -135,48 +135,83 @@ static void builder_free(builder *b)
 
 /* Appends problem pi's space; state rows are `words` wide for now and
  * re-packed to the final width at the end. */
-static void add_space(builder *b, int pi, const ns_space *sp, const ns_dataset_opts *o, int64_t offset)
+/* Appends problem pi's states and transitions; returns its number of
+ * states.  With o->successors, every applicable operator of every kept state
+ * gives a transition; successors outside the kept set are appended after it
+ * with g = -1 and h* = NS_HSTAR_UNKNOWN. */
+static int64_t add_space(builder *b, int pi, const ns_space *sp, const ns_dataset_opts *o, int64_t offset)
 {
     const ns_task *t = sp->task;
     uint32_t n = sp->states.n;
     ns_succgen sg;
     ns_succgen_init(&sg, t);
     int *ops = ns_xmalloc(sizeof(int) * ((size_t)t->nops + 1));
-    int64_t tr_base = (int64_t)(b->trans.n / 4);
+    ns_word *next = ns_xmalloc(sizeof(ns_word) * (size_t)t->nwords);
+    int64_t *edge_tr = ns_xmalloc(sizeof(int64_t) * ((size_t)sp->nedges + 1)); /* kept edge -> transition id */
+    ns_registry extra;
+    ns_registry_init(&extra, t->nwords);
     for (uint32_t s = 0; s < n; s++) {
         const ns_word *w = ns_registry_get(&sp->states, s);
         col_push(&b->states, w, (size_t)t->nwords);
-        int32_t v[4] = {pi, sp->g[s], sp->hstar[s], 0};
-        col_push(&b->sprob, &v[0], 1);
-        col_push(&b->sg, &v[1], 1);
-        col_push(&b->sh, &v[2], 1);
+        col_push(&b->sprob, &pi, 1);
+        col_push(&b->sg, &sp->g[s], 1);
+        col_push(&b->sh, &sp->hstar[s], 1);
         int na = ns_succgen_applicable(&sg, w, ops);
         for (int i = 0; i < na; i++) col_push(&b->app_ops, &(int32_t){ops[i]}, 1);
         int64_t end = (int64_t)b->app_ops.n;
         col_push(&b->app_off, &end, 1);
-        for (int64_t e = sp->edge_start[s]; e < sp->edge_start[s + 1]; e++) {
-            int32_t row[4] = {pi, (int32_t)(offset + s), sp->edge_op[e], (int32_t)(offset + sp->edge_dst[e])};
+        /* kept edges and applicable operators are both in ascending op order */
+        int64_t e = sp->edge_start[s], e_end = sp->edge_start[s + 1];
+        for (int i = 0; i < (o->successors ? na : 0) || e < e_end; i++) {
+            int32_t row[4] = {pi, (int32_t)(offset + s), 0, 0};
+            uint8_t opt = 0;
+            if (e < e_end && (!o->successors || sp->edge_op[e] == ops[i])) {
+                row[2] = sp->edge_op[e];
+                row[3] = (int32_t)(offset + sp->edge_dst[e]);
+                opt = ns_space_edge_optimal(sp, s, e);
+                edge_tr[e++] = (int64_t)(b->trans.n / 4);
+            } else {
+                ns_task_apply(t, ops[i], w, next);
+                uint32_t id = ns_registry_find(&sp->states, next);
+                bool is_new;
+                if (id == NS_NO_STATE) id = n + ns_registry_insert(&extra, next, &is_new);
+                row[2] = ops[i];
+                row[3] = (int32_t)(offset + id);
+            }
             col_push(&b->trans, row, 4);
-            uint8_t opt = ns_space_edge_optimal(sp, s, e);
             col_push(&b->topt, &opt, 1);
         }
+    }
+    for (uint32_t x = 0; x < extra.n; x++) { /* off-plan successors */
+        const ns_word *w = ns_registry_get(&extra, x);
+        int32_t g = -1, h = NS_HSTAR_UNKNOWN;
+        col_push(&b->states, w, (size_t)t->nwords);
+        col_push(&b->sprob, &pi, 1);
+        col_push(&b->sg, &g, 1);
+        col_push(&b->sh, &h, 1);
+        int na = ns_succgen_applicable(&sg, w, ops);
+        for (int i = 0; i < na; i++) col_push(&b->app_ops, &(int32_t){ops[i]}, 1);
+        int64_t end = (int64_t)b->app_ops.n;
+        col_push(&b->app_off, &end, 1);
     }
     if (o->plans > 0 && sp->cstar > 0) {
         int64_t *plans = ns_xmalloc(sizeof(int64_t) * (size_t)o->plans * (size_t)sp->cstar);
         int k = ns_space_sample_plans(sp, o->plans, o->seed ^ ((uint64_t)pi * 0x9e3779b97f4a7c15ULL), plans);
         for (int i = 0; i < k; i++) {
-            for (int j = 0; j < sp->cstar; j++) {
-                int64_t tr = tr_base + plans[(size_t)i * (size_t)sp->cstar + (size_t)j];
-                col_push(&b->plan_tr, &tr, 1);
-            }
+            for (int j = 0; j < sp->cstar; j++) col_push(&b->plan_tr, &edge_tr[plans[(size_t)i * (size_t)sp->cstar + (size_t)j]], 1);
             int64_t end = (int64_t)b->plan_tr.n;
             col_push(&b->plan_off, &end, 1);
-            col_push(&b->plan_prob, &(int32_t){pi}, 1);
+            col_push(&b->plan_prob, &pi, 1);
         }
         free(plans);
     }
+    int64_t total = (int64_t)n + extra.n;
+    ns_registry_free(&extra);
+    free(edge_tr);
+    free(next);
     free(ops);
     ns_succgen_free(&sg);
+    return total;
 }
 
 ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *const *problem_paths, int n,
@@ -189,6 +224,7 @@ ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *
     ds->domain_name = ns_xstrdup(d.name);
     ds->domain_file = ns_xstrdup(domain_path);
     ds->mode = o->mode;
+    ds->successors = o->successors;
     ds->max_states = (int64_t)o->max_states;
     ds->plans_per_problem = o->plans;
     ds->seed = o->seed;
@@ -223,15 +259,14 @@ ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *
             int pi = ds->nproblems;
             fill_problem_names(pr, &t, problem_paths[i]);
             pr->state_offset = offset;
-            pr->nstates = sp.states.n;
             pr->cstar = sp.cstar;
             pr->complete = sp.complete;
             pr->optimal_plans = ns_space_count_plans(&sp);
             pr->explored = sp.explored;
             widths[pi] = t.nwords;
             if (t.nwords > ds->words) ds->words = t.nwords;
-            add_space(&b, pi, &sp, o, offset);
-            offset += sp.states.n;
+            pr->nstates = add_space(&b, pi, &sp, o, offset);
+            offset += pr->nstates;
             ds->nproblems = pi + 1;
             ns_space_free(&sp);
         }
@@ -328,10 +363,10 @@ ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
     ns_buf_puts(&b, ",\n  \"domain_file\": ");
     ns_json_put_str(&b, ds->domain_file);
     ns_buf_printf(&b,
-                  ",\n  \"mode\": \"%s\",\n  \"max_states\": %lld,\n  \"plans_per_problem\": %d,\n  \"seed\": %llu,\n"
+                  ",\n  \"mode\": \"%s\",\n  \"successors\": %s,\n  \"max_states\": %lld,\n  \"plans_per_problem\": %d,\n  \"seed\": %llu,\n"
                   "  \"words\": %d,\n  \"counts\": {\"problems\": %d, \"states\": %lld, \"transitions\": %lld, "
                   "\"plans\": %lld},\n  \"problems\": [",
-                  ds->mode == NS_SPACE_FULL ? "full" : "optimal", (long long)ds->max_states, ds->plans_per_problem,
+                  ds->mode == NS_SPACE_FULL ? "full" : "optimal", ds->successors ? "true" : "false", (long long)ds->max_states, ds->plans_per_problem,
                   (unsigned long long)ds->seed, ds->words, ds->nproblems, (long long)ns_dataset_nstates(ds),
                   (long long)ns_dataset_ntransitions(ds), (long long)ds->plan_problem.shape[0]);
     for (int i = 0; i < ds->nproblems; i++) {
@@ -407,6 +442,8 @@ static ns_status load_manifest(ns_dataset *ds, const ns_json *m, const char *fil
     ds->domain_file = ns_xstrdup(ns_json_get_str(m, "domain_file", &s) ? s : "");
     ds->mode = ns_json_get_str(m, "mode", &s) && !strcmp(s, "full") ? NS_SPACE_FULL : NS_SPACE_OPTIMAL;
     ds->max_states = ns_json_get_int(m, "max_states", &v) ? v : 0;
+    const ns_json *succ = ns_json_get(m, "successors");
+    ds->successors = succ && succ->kind == NS_JSON_BOOL && succ->boolean;
     ds->plans_per_problem = ns_json_get_int(m, "plans_per_problem", &v) ? (int)v : 0;
     ds->seed = ns_json_get_int(m, "seed", &v) ? (uint64_t)v : 0;
     if (!ns_json_get_int(m, "words", &v) || v < 1 || v > 1 << 20) return bad(err, file, "manifest: bad '%s'", "words");

@@ -7,7 +7,7 @@
  *   states.npy               u64 [N, W]  packed fluent-atom bitsets (problem-local atom ids)
  *   state_problem.npy        i32 [N]     problem of each state
  *   state_g.npy              i32 [N]     distance from the problem's initial state
- *   state_hstar.npy          i32 [N]     goal distance h* (-1: dead end)
+ *   state_hstar.npy          i32 [N]     goal distance h* (-1: dead end, -2: not computed)
  *   transitions.npy          i32 [T, 4]  (problem, state, operator, next state); state ids global,
  *                                        operator ids problem-local
  *   transition_optimal.npy   u8  [T]     1 when the edge is on an optimal plan
@@ -18,9 +18,13 @@
  *   plan_problem.npy         i32 [K]
  *
  * Mode "optimal" keeps the optimal-plan DAG of every problem (the second
- * paper's data); mode "full" keeps every reachable state up to a cap.  States
- * of one problem are contiguous, numbered by increasing g, the initial state
- * first.  Writes are atomic; loading checks sizes, checksums, shapes and id
+ * paper's data); mode "full" keeps every reachable state up to a cap.  With
+ * `successors`, every applicable operator of every kept state also gives a
+ * transition (flagged non-optimal unless it is a DAG edge); successors outside
+ * the kept set are appended after it with g = -1 and h* = -2 (not computed) —
+ * the data the action-disambiguation loss and Acc@k need.  States of one
+ * problem are contiguous, the kept ones numbered by increasing g, the
+ * initial state first.  Writes are atomic; loading checks sizes, checksums, shapes and id
  * ranges and names the offending file. */
 #ifndef NEXTSTATE_DATASET_H
 #define NEXTSTATE_DATASET_H
@@ -32,6 +36,7 @@
 
 #define NS_DATASET_FORMAT "nextstate-dataset"
 #define NS_DATASET_VERSION 1
+#define NS_HSTAR_UNKNOWN (-2) /* h* of a state outside the explored set */
 
 typedef struct ns_ds_problem {
     char *name, *file;
@@ -55,6 +60,7 @@ typedef struct ns_ds_problem {
 typedef struct ns_dataset {
     char *domain_name, *domain_file;
     ns_space_mode mode;
+    bool successors;
     int64_t max_states;
     int plans_per_problem;
     uint64_t seed;
@@ -78,6 +84,7 @@ typedef struct ns_dataset_opts {
     uint64_t seed;
     double time_limit; /* per problem, for the optimal search */
     bool progress;     /* progress line on stderr when it is a terminal */
+    bool successors;   /* add every applicable transition of kept states */
 } ns_dataset_opts;
 
 /* Builds from a domain file and problem files (in the given order). */

@@ -54,9 +54,10 @@ typedef struct ns_eval_result {
 ns_status ns_eval_world(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                         int pool_size, const ns_eval_opts *o, ns_eval_result *r, ns_error *err);
 
-/* Only Hit@k (no Acc, no latency) — the training loop's dev check. */
+/* Only Hit@k and the mean reciprocal rank (mrr may be NULL; no Acc, no
+ * latency) — the training loop's dev check. */
 ns_status ns_eval_hits(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
-                       int pool_size, uint64_t seed, double hit[3], ns_error *err);
+                       int pool_size, uint64_t seed, double hit[3], double *mrr, ns_error *err);
 
 /* Pools for a list without stored pools (the dev list), drawn as the
  * protocol draws test pools: same-problem states for extrapolation,

@@ -134,6 +134,8 @@ typedef struct ns_feat_opts {
     int64_t svd_max_rows;     /* fit the SVD on at most this many training rows (0: all) */
     int random_dim;           /* random: vector length */
     bool onehot_unknown;      /* onehot: reserve a last column for unseen documents */
+    bool distinct;            /* fit counts each distinct document text once (64-bit text
+                                 hashes; default: actions yes, states no) */
     uint64_t seed;            /* random vectors and the SVD's random start */
 } ns_feat_opts;
 
@@ -142,7 +144,7 @@ typedef struct ns_feat_opts {
  * onehot).  tfidf: words 1–2, sublinear, idf, L2, svd 1024; char: chars
  * 3–5, same weights; bow: words 1–1, counts; literals, onehot: binary;
  * random: 512-d.  SVD: 5 iterations, oversample 10, svd_max_rows 0 (all),
- * seed 0. */
+ * seed 0; distinct for actions. */
 void ns_feat_opts_init(ns_feat_opts *o, ns_feat_kind kind, bool actions);
 
 /* "literals", "bow", "tfidf", "char", "random", "onehot" <-> kind; -1 when unknown. */
@@ -162,6 +164,17 @@ typedef struct ns_feat_docs {
 
 /* Documents from an array of NUL-terminated strings (borrowed). */
 void ns_feat_docs_strings(ns_feat_docs *d, const char *const *texts, int64_t n);
+
+/* Documents of several streams one after the other (to fit on the training
+ * data of several datasets).  parts must outlive d; free ctx with
+ * ns_feat_docs_concat_free. */
+typedef struct ns_feat_concat_ctx {
+    const ns_feat_docs *parts;
+    int n;
+    int64_t *start;
+} ns_feat_concat_ctx;
+void ns_feat_docs_concat(ns_feat_docs *d, ns_feat_concat_ctx *ctx, const ns_feat_docs *parts, int n);
+void ns_feat_docs_concat_free(ns_feat_concat_ctx *ctx);
 
 typedef struct ns_feat_table ns_feat_table; /* term lookup (internal) */
 

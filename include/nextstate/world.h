@@ -32,9 +32,9 @@
  * AdamW (lr 4e-5, wd 0.01, betas 0.9/0.999) with a linear warm-up of the
  * learning rate 0.1 → 1 over the first 10 epochs; batch 128; LayerNorm and
  * bias tensors are decayed too (torch's AdamW over model.parameters()).
- * Model selection: the epoch with the best Hit@5 on the split's DEV list
- * (dev pools drawn as the protocol draws test pools, ns_eval_dev_pools);
- * never the test list.
+ * Model selection: the epoch with the best Hit@5 on the split's DEV list,
+ * ties broken by the dev mean reciprocal rank (dev pools drawn as the
+ * protocol draws test pools, ns_eval_make_pools); never the test list.
  *
  * FEATURES AND IDS (project-wide convention).  State features: one row per
  * dataset state, row = the dataset's global state id.  Action features: one
@@ -50,9 +50,10 @@
  * _shape.npy, named by the spec "DIR/PREFIX".
  *
  * BUILT-IN ENCODER ("builtin", the default): states = binary bag of
- * literals over the TEXT of their fluent atoms ("(at c0 l0)"), so problems
- * that share atom text share columns and an unseen problem maps its atoms by
- * text; actions = one-hot of the schema name plus one column per
+ * literals over the TEXT of their fluent atoms ("(at c0 l0)") plus one
+ * column per goal literal of their problem ("goal (at c0 l1)", the prompt's
+ * GOAL block), so problems that share atom text share columns and an unseen
+ * problem maps its atoms by text; actions = one-hot of the schema name plus one column per
  * "schema#position=object" (e.g. "(board c1 l1)" → board, board#0=c1,
  * board#1=l1).  The vocabularies are fitted on the problems that have
  * training transitions (terms in byte order) and stored in the checkpoint,
@@ -122,6 +123,10 @@ void ns_builtin_fit(ns_vocab *sv, ns_vocab *av, const ns_dataset *ds, const bool
 void ns_builtin_states(ns_features *f, const ns_dataset *ds, const ns_vocab *v);
 void ns_builtin_actions(ns_features *f, const ns_dataset *ds, const ns_vocab *v);
 
+/* Fits the built-in vocabularies on the problems that have transitions in
+ * sp's train list (datasets ds[0 … nds)), sorted. */
+void ns_builtin_fit_split(ns_vocab *sv, ns_vocab *av, const ns_dataset *const *ds, int nds, const ns_split *sp);
+
 /* What the model reads: datasets and their stacked feature rows. */
 typedef struct ns_world_inputs {
     int nds;
@@ -133,10 +138,25 @@ typedef struct ns_world_inputs {
 } ns_world_inputs;
 
 /* Takes ownership of the two (stacked) feature sets and checks their row
- * counts against the datasets' states and actions. */
+ * counts against the datasets' states and actions.  The array ds (and the
+ * datasets) are borrowed: they must outlive in. */
 ns_status ns_world_inputs_init(ns_world_inputs *in, const ns_dataset *const *ds, int nds, ns_features *state,
                                ns_features *action, ns_error *err);
 void ns_world_inputs_free(ns_world_inputs *in);
+/* Builds inputs from feature specs: "builtin" (with the vocabularies sv /
+ * av) or a comma-separated list of one spec per dataset ("FILE.npy" or
+ * "DIR/PREFIX"), stacked. */
+ns_status ns_world_inputs_load(ns_world_inputs *in, const ns_dataset *const *ds, int nds, const char *state_spec,
+                               const char *action_spec, const ns_vocab *sv, const ns_vocab *av, ns_error *err);
+/* The checkpoint's "features" object: {"state": spec, "action": spec,
+ * "state_vocab": [terms…], "action_vocab": [terms…]} (vocabularies only for
+ * builtin sides). */
+void ns_world_features_json(ns_buf *b, const char *state_spec, const char *action_spec, const ns_vocab *sv,
+                            const ns_vocab *av);
+/* Reads that object back from a checkpoint's meta text: malloc'ed specs and
+ * the vocabularies (initialised here; empty for non-builtin sides). */
+ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv,
+                                  ns_vocab *av, ns_error *err);
 
 /* ---- model ---------------------------------------------------------------------- */
 

@@ -37,5 +37,8 @@ int cmd_data(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_featurize(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 #endif

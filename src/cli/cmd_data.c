@@ -43,7 +43,7 @@ static int data_build(int argc, char **argv)
     char **problems = NULL;
     int nproblems = 0;
     size_t cap = 0;
-    ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 0, 0, 0, true};
+    ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 0, 0, 0, true, false};
     o.plans = 16;
     int rc = 0;
     for (int i = 1; i < argc && !rc; i++) {
@@ -75,6 +75,8 @@ static int data_build(int argc, char **argv)
             if (!cli_parse_double("data", a, v, &x)) rc = NS_ERR_USAGE;
             o.time_limit = x;
             i++;
+        } else if (!strcmp(a, "--successors")) {
+            o.successors = true;
         } else if (!strcmp(a, "--quiet")) {
             o.progress = false;
         } else if (a[0] == '-' && a[1]) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "cli.h"
 #include "nextstate/bert.h"
 #include "nextstate/blas.h"
@@ -82,7 +83,7 @@ static int parse_args(int argc, char **argv, embed_args *a)
 
 /* Embeds texts into the cache folder (when given) or a fresh table. */
 static int run_embed(const embed_args *a, ns_bert *m, int64_t n, const char *const *texts, const size_t *lens,
-                     ns_embed_table *t, int64_t *computed, double *seconds)
+                     ns_embed_table *t, int64_t *computed, double *seconds, double *cpu)
 {
     ns_error err;
     char mpath[1100];
@@ -96,8 +97,10 @@ static int run_embed(const embed_args *a, ns_bert *m, int64_t n, const char *con
     }
     ns_embed_opts o = {(int)a->batch, !a->quiet};
     double t0 = ns_now();
+    clock_t c0 = clock();
     if (ns_embed_texts(m, t, n, texts, lens, &o, computed, &err) != NS_OK) return cli_report(&err);
     *seconds = ns_now() - t0;
+    *cpu = (double)(clock() - c0) / CLOCKS_PER_SEC; /* all threads of the process */
     if (a->cache && *computed > 0 && ns_embed_table_save(t, a->cache, &err) != NS_OK) return cli_report(&err);
     return 0;
 }
@@ -121,7 +124,7 @@ static int write_rows(const char *path, const ns_embed_table *t, int64_t n, cons
 }
 
 static void report(const embed_args *a, const ns_bert *m, const char *what, int64_t n, int64_t computed,
-                   double seconds, const ns_embed_table *t)
+                   double seconds, double cpu, const ns_embed_table *t)
 {
     const ns_bert_config *c = ns_bert_config_of(m);
     double rate = seconds > 0 ? computed / seconds : 0;
@@ -131,14 +134,14 @@ static void report(const embed_args *a, const ns_bert *m, const char *what, int6
         ns_buf_init(&b);
         ns_json_put_str(&b, c->name);
         printf("%s, \"texts\": %lld, \"computed\": %lld, \"cached\": %lld, \"seconds\": %.3f, \"texts_per_second\": %.3f, "
-               "\"dim\": %d, \"max_seq_length\": %d, \"batch\": %ld, \"rows\": %lld}\n",
-               b.data, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, c->hidden,
+               "\"cpu_seconds\": %.3f, \"dim\": %d, \"max_seq_length\": %d, \"batch\": %ld, \"rows\": %lld}\n",
+               b.data, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, cpu, c->hidden,
                c->max_seq_length, a->batch, (long long)t->n);
         ns_buf_free(&b);
     } else {
-        printf("embed: %s: %lld texts, %lld computed, %lld from the cache; %.3f s (%.2f texts/s); %s, dim %d, "
-               "max_seq_length %d, batch %ld, %s\n",
-               what, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, c->name, c->hidden,
+        printf("embed: %s: %lld texts, %lld computed, %lld from the cache or repeated; %.3f s (%.2f texts/s, "
+               "%.3f CPU s); %s, dim %d, max_seq_length %d, batch %ld, %s\n",
+               what, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, cpu, c->name, c->hidden,
                c->max_seq_length, a->batch, ns_blas_backend());
     }
 }
@@ -187,10 +190,10 @@ static int embed_texts_file(const embed_args *a)
     if (!rc) rc = load_model(a->model, &m);
     ns_embed_table t = {0};
     int64_t computed = 0;
-    double seconds = 0;
-    if (!rc) rc = run_embed(a, m, n, (const char *const *)texts, lens, &t, &computed, &seconds);
+    double seconds = 0, cpu = 0;
+    if (!rc) rc = run_embed(a, m, n, (const char *const *)texts, lens, &t, &computed, &seconds, &cpu);
     if (!rc && a->out) rc = write_rows(a->out, &t, n, (const char *const *)texts, lens);
-    if (!rc) report(a, m, file, n, computed, seconds, &t);
+    if (!rc) report(a, m, file, n, computed, seconds, cpu, &t);
     ns_embed_table_free(&t);
     ns_bert_free(m);
     for (int64_t i = 0; i < n; i++) free(texts[i]);
@@ -273,13 +276,13 @@ static int embed_dataset(const embed_args *a)
     a2.cache = cache.data;
     ns_embed_table t = {0};
     int64_t computed = 0;
-    double seconds = 0;
-    if (!rc) rc = run_embed(&a2, m, n, texts, lens, &t, &computed, &seconds);
+    double seconds = 0, cpu = 0;
+    if (!rc) rc = run_embed(&a2, m, n, texts, lens, &t, &computed, &seconds, &cpu);
     if (!rc) {
         char what[1200];
         snprintf(what, sizeof what, "%s (%lld states, %lld transitions) -> %s", dir, (long long)ns, (long long)nt,
                  cache.data);
-        report(a, m, what, n, computed, seconds, &t);
+        report(a, m, what, n, computed, seconds, cpu, &t);
     }
     ns_embed_table_free(&t);
     ns_bert_free(m);

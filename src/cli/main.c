@@ -27,10 +27,12 @@ static const command commands[] = {
      "nextstate gen --list      (domains and their size options)"},
     {"data", cmd_data, "build, inspect and export transition datasets",
      "nextstate data build DOMAIN PROBLEM|FOLDER… -o DIR [--mode optimal|full] [--max-states N]\n"
-     "                     [--plans K] [--seed S] [--time-limit S] [--quiet]\n"
+     "                     [--plans K] [--seed S] [--time-limit S] [--successors] [--quiet]\n"
      "  optimal (default): the optimal-plan DAG of every problem; full: every reachable state.\n"
      "  --max-states caps the states explored per problem (default 1000000); --plans draws K\n"
-     "  distinct optimal plans per problem (default 16).\n"
+     "  distinct optimal plans per problem (default 16); --successors adds, for every kept\n"
+     "  state, the transitions of all its applicable actions (off-plan successors get g = -1,\n"
+     "  h* = -2).\n"
      "nextstate data info DIR [--json]\n"
      "nextstate data export DIR [-o FILE.jsonl] [--text [--domains DIR]]\n"
      "  One JSON object per transition: action, literals of both states, h*, optimality;\n"
@@ -78,6 +80,41 @@ static const command commands[] = {
      "  all-MiniLM-L6-v2; scripts/fetch_models.sh fetches it).  OPENBLAS_NUM_THREADS bounds the BLAS threads.\n"
      "  Import: a folder with embeddings.npy and index.jsonl (text → row) from any tool works as a cache\n"
      "  (see include/nextstate/embed.h)."},
+    {"train", cmd_train, "train the EmbedPlan world model on a split",
+     "nextstate train SPLIT_DIR -o MODEL [--state-features builtin|SPEC[,SPEC…]] [--action-features builtin|SPEC…]\n"
+     "                [--model resmlp|film] [--layers 2] [--hidden H] [--out 128] [--t-hidden N]\n"
+     "                [--lr 4e-5] [--weight-decay 0.01] [--warmup 10] [--warmup-start 0.1] [--batch 128]\n"
+     "                [--epochs 200] [--seed S] [--tau 0.07] [--action-weight 2] [--action-loss list|grid|none]\n"
+     "                [--action-k 50] [--eval-every 1] [--dev-pool 128] [--patience N] [--time-limit S]\n"
+     "                [--log FILE] [--json] [--quiet]\n"
+     "  Features: builtin (bag of atom literals / action schema + argument one-hots, vocabulary fitted on the\n"
+     "  training problems), FILE.npy (float32 [rows, D]) or DIR/PREFIX (CSR saved by ns_csr_save); rows are\n"
+     "  global state ids, or global action ids = action_offset[problem] + operator.  One spec per dataset of\n"
+     "  the split, comma-separated.  --hidden: head block width (default D dense, 512 sparse).\n"
+     "  The epoch with the best dev Hit@5 is kept (never the test list).  --json prints the run's summary."},
+    {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
+     "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"
+     "               [--seed S] [--no-acc] [--latency N] [--json] [--quiet]\n"
+     "  Ranks each test transition's pool by cosine to the prediction: Hit@1/5/10 with random (seeded) and\n"
+     "  worst-case tie-breaking; Acc@1/5/10 of the true action among every applicable action; latency per\n"
+     "  query (a) heads + T + 128-way scoring, (b) T + scoring, over N queries (default 200; 0: none).\n"
+     "  Features default to what the checkpoint was trained with."},
+    {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",
+     "nextstate featurize DATASET_DIR --kind literals|bow|tfidf|char|random|context|onehot -o OUTDIR\n"
+     "                    [--fit-on SPLIT_DIR | --vocab FILE | --fit-all] [--what states|actions]\n"
+     "  Fits on the states (or actions) of the split's training transitions only (--fit-on), reuses a fitted\n"
+     "  featurizer (--vocab OUTDIR/featurizer.json), or fits on the whole dataset (--fit-all: test included).\n"
+     "  States: one row per dataset state; texts are the EmbedPlan prompts (tfidf, char, bow, random), the\n"
+     "  prompt with the CURRENT STATE block emptied (context), or the true literals (literals, onehot).\n"
+     "  Actions: one row per (problem, operator), the grounded text \"(board c1 l1)\"; action_offsets.npy and\n"
+     "  transition_action.npy map transitions to rows.\n"
+     "  Writes OUTDIR/{states|actions}.npy (dense: random, SVD) or {states|actions}_{indptr,indices,values,shape}.npy\n"
+     "  (CSR), featurizer.json (+ featurizer.svd.npy) and features.json (files with sizes and CRC-32).\n"
+     "  tfidf/char: scikit-learn TfidfVectorizer(sublinear_tf) semantics, words [a-z0-9_-]+ 1-2-grams or\n"
+     "  characters 3-5-grams, min_df 2 (states) / 1 (actions), L2 rows, truncated SVD to 1024 when larger.\n"
+     "  Options: [--min-df N] [--svd-dim N (0: none)] [--svd-iters N (5)] [--svd-max-rows N (0: all)]\n"
+     "           [--dim N (random, 512)] [--seed S] [--context-kind tfidf|bow] [--source prompt|context|literals]\n"
+     "           [--onehot-unknown (reserve a column for unseen states)] [--domains DIR] [--quiet]"},
     {"ground", cmd_ground, "ground a problem and report its size",
      "nextstate ground DOMAIN PROBLEM [--atoms] [--statics] [--operators] [--json]"},
 };

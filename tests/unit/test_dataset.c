@@ -64,8 +64,9 @@ static void test_build_roundtrip_determinism(void)
     snprintf(d2, sizeof d2, "%s/ds2", tmpdir);
     ns_gen_arg fe[] = {{"cars", 3}, {"locations", 3}};
     char **paths = make_problems(pdir, "ferry", fe, 2, 3);
-    for (int mode = 0; mode < 2; mode++) {
-        ns_dataset_opts o = {mode ? NS_SPACE_FULL : NS_SPACE_OPTIMAL, 0, 8, 5, 0, false};
+    int64_t optimal_edges = -1;
+    for (int mode = 0; mode < 3; mode++) { /* optimal, full, optimal + successors */
+        ns_dataset_opts o = {mode == 1 ? NS_SPACE_FULL : NS_SPACE_OPTIMAL, 0, 8, 5, 0, false, mode == 2};
         ns_dataset a, b;
         ns_error e;
         CHECK(ns_dataset_build(&a, "domains/ferry/domain.pddl", (const char *const *)paths, 3, &o, &e) == NS_OK);
@@ -108,9 +109,24 @@ static void test_build_roundtrip_determinism(void)
             ns_problem_free(&p);
         }
         CHECK(checked > 3);
-        /* in optimal mode every transition is optimal */
-        if (mode == 0)
-            for (int64_t t = 0; t < ns_dataset_ntransitions(&c); t++) CHECK(((uint8_t *)c.transition_optimal.data)[t] == 1);
+        /* in optimal mode every transition is optimal; with successors the
+         * same optimal edges plus every other applicable transition */
+        int64_t nopt = 0;
+        for (int64_t t = 0; t < ns_dataset_ntransitions(&c); t++) nopt += ((uint8_t *)c.transition_optimal.data)[t];
+        if (mode == 0) {
+            CHECK_EQ_INT(nopt, ns_dataset_ntransitions(&c));
+            optimal_edges = nopt;
+        }
+        if (mode == 2) {
+            CHECK_EQ_INT(nopt, optimal_edges);
+            const int64_t *ao = c.applicable_offsets.data;
+            const int32_t *hs = c.state_hstar.data;
+            int64_t kept_applicable = 0;
+            for (int64_t s = 0; s < ns_dataset_nstates(&c); s++)
+                if (hs[s] != NS_HSTAR_UNKNOWN) kept_applicable += ao[s + 1] - ao[s];
+            CHECK_EQ_INT(ns_dataset_ntransitions(&c), kept_applicable);
+            CHECK(ns_dataset_nstates(&c) > ns_dataset_nstates(&a) - 1);
+        }
         ns_domain_free(&d);
         ns_dataset_free(&a);
         ns_dataset_free(&b);

@@ -48,6 +48,7 @@ static double inf_obj(void *p)
 
 static void test_infonce_reference(void)
 {
+    if (!nn_have("infonce")) return;
     inf_ctx c = {0};
     c.B = 6, c.D = 5;
     size_t n = (size_t)c.B * c.D;
@@ -133,6 +134,7 @@ static double act_obj(void *p)
 
 static void test_action_reference(void)
 {
+    if (!nn_have("action")) return;
     act_ctx c = {0};
     c.N = 4, c.K = 5, c.D = 6;
     size_t np = (size_t)c.N * c.K * c.D, nt = (size_t)c.N * c.D;
@@ -165,6 +167,7 @@ static void test_action_reference(void)
 
 static void test_action_grid_reference(void)
 {
+    if (!nn_have("action_grid")) return;
     act_ctx c = {0};
     c.N = 3, c.K = 3, c.D = 6;
     size_t np = (size_t)c.N * c.N * c.D, nt = (size_t)c.N * c.D;
@@ -222,6 +225,7 @@ static double cm_obj(void *p)
 
 static void test_cosine_mse_reference(void)
 {
+    if (!nn_have("cosine_mse")) return;
     cm_ctx c = {0};
     c.N = 5, c.D = 4;
     size_t n = (size_t)c.N * c.D;

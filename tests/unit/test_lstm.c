@@ -50,6 +50,7 @@ static double lstm_obj(void *p)
 
 static void run_reference(const char *cs, ns_lstm_dims d, int T, int B, bool state, bool bias)
 {
+    if (!nn_have(cs)) return;
     lstm_ctx c = {0};
     c.d = d, c.T = T, c.B = B;
     ns_lstm_w g = {0};

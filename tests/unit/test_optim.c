@@ -8,6 +8,7 @@
 
 static void test_adamw_vs_torch(void)
 {
+    if (!nn_have("adamw")) return;
     size_t n, ng, nt, nl;
     float *p0 = nn_f32("adamw", "p0", &n), *grads = nn_f32("adamw", "grads", &ng);
     double *traj = nn_f64("adamw", "traj", &nt), *lrs = nn_f64("adamw", "lrs", &nl);
@@ -43,6 +44,7 @@ static void test_adamw_vs_torch(void)
 
 static void test_warmup(void)
 {
+    if (!nn_have("adamw")) return;
     size_t n;
     double *ref = nn_f64("adamw", "warmup10", &n);
     float got[15];

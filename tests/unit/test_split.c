@@ -41,7 +41,7 @@ static bool build(int which, const char *domain, const ns_gen_arg *args, int nar
         if (ok) ok = ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK;
         ns_buf_free(&b);
     }
-    ns_dataset_opts o = {mode, 0, plans, 7, 0, false};
+    ns_dataset_opts o = {mode, 0, plans, 7, 0, false, false};
     if (ok) ok = ns_dataset_build(&DS[which], dpath, (const char *const *)paths, nprob, &o, &e) == NS_OK;
     if (ok) ok = ns_dataset_save(&DS[which], DIRS[which], &e) == NS_OK;
     if (!ok) printf("  building %s: %s: %s\n", domain, e.file, e.msg);

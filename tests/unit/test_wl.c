@@ -518,6 +518,15 @@ static void test_vocab_roundtrip(void)
         ns_wl_features_dense(&a, L.t.init, ra);
         ns_wl_features_dense(&c, L.t.init, rc);
         CHECK(memcmp(ra, rc, sizeof(float) * (size_t)v.ncolours) == 0);
+        /* the sparse row is the dense row's nonzeros, indices ascending */
+        int *si = malloc(sizeof(int) * (size_t)ns_wl_max_nnz(&a));
+        float *sv = malloc(sizeof(float) * (size_t)ns_wl_max_nnz(&a));
+        int nnz = ns_wl_features(&a, L.t.init, si, sv), dense_nnz = 0;
+        for (int j = 0; j < v.ncolours; j++) dense_nnz += ra[j] != 0.0f;
+        CHECK_EQ_INT(nnz, dense_nnz);
+        for (int k = 0; k < nnz; k++) CHECK(ra[si[k]] == sv[k] && (k == 0 || si[k - 1] < si[k]));
+        free(si);
+        free(sv);
         /* saving again gives the same bytes */
         ns_buf b1, b2;
         ns_buf_init(&b1);

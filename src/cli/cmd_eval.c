@@ -1,0 +1,137 @@
+/* cmd_eval.c — `nextstate eval SPLIT_DIR MODEL`: Hit@k, Acc@k, latency and
+ * parameter counts of a trained world model (evaluate.h) on a split's test
+ * list (or its dev list with --on dev). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "nextstate/evaluate.h"
+#include "nextstate/json.h"
+#include "nextstate/split.h"
+#include "nextstate/world.h"
+
+int cmd_eval(int argc, char **argv)
+{
+    const char *split_dir = NULL, *model = NULL, *sspec = NULL, *aspec = NULL, *on = "test";
+    bool json = false, quiet = false;
+    ns_eval_opts eo;
+    ns_eval_opts_init(&eo);
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--quiet")) quiet = true;
+        else if (!strcmp(a, "--no-acc")) eo.acc = false;
+        else if (a[0] != '-' || !a[1]) {
+            if (!split_dir) split_dir = a;
+            else if (!model) model = a;
+            else rc = cli_usage("eval", "unexpected argument '%s'", a);
+        } else if (!v) rc = cli_usage("eval", "%s expects a value", a);
+        else {
+            i++;
+            if (!strcmp(a, "--state-features")) sspec = v;
+            else if (!strcmp(a, "--action-features")) aspec = v;
+            else if (!strcmp(a, "--on")) {
+                if (strcmp(v, "test") && strcmp(v, "dev")) rc = cli_usage("eval", "--on expects test or dev, given '%s'", v);
+                on = v;
+            } else if (!strcmp(a, "--seed")) {
+                if (!cli_parse_long("eval", a, v, &n) || n < 0) rc = cli_usage("eval", "--seed expects an integer ≥ 0");
+                else eo.seed = (uint64_t)n;
+            } else if (!strcmp(a, "--latency")) {
+                if (!cli_parse_long("eval", a, v, &n) || n < 0) rc = cli_usage("eval", "--latency expects an integer ≥ 0");
+                else eo.latency_queries = (int)n;
+            } else rc = cli_usage("eval", "unknown option '%s' (see `nextstate help eval`)", a);
+        }
+    }
+    if (rc) return rc;
+    if (!split_dir || !model) return cli_usage("eval", "expects SPLIT_DIR MODEL");
+    ns_error err;
+    ns_world w;
+    char *meta = NULL, *ms = NULL, *ma = NULL;
+    if (ns_world_load(&w, model, &meta, &err)) return cli_report(&err);
+    ns_vocab sv, av;
+    if (ns_world_features_parse(meta, &ms, &ma, &sv, &av, &err)) {
+        free(meta);
+        ns_world_free(&w);
+        return cli_report(&err);
+    }
+    if (!sspec) sspec = ms;
+    if (!aspec) aspec = ma;
+    ns_split sp;
+    memset(&sp, 0, sizeof sp);
+    ns_dataset *dss = NULL;
+    const ns_dataset **ds = NULL;
+    int loaded = 0;
+    ns_world_inputs in;
+    memset(&in, 0, sizeof in);
+    int64_t *pools = NULL;
+    ns_buf b;
+    ns_buf_init(&b);
+    if (ns_split_load(&sp, split_dir, &err)) goto fail;
+    dss = ns_xcalloc((size_t)sp.ndatasets, sizeof *dss);
+    ds = ns_xcalloc((size_t)sp.ndatasets, sizeof *ds);
+    for (; loaded < sp.ndatasets; loaded++) {
+        if (ns_dataset_load(&dss[loaded], sp.sources[loaded].dir, &err)) goto fail;
+        ds[loaded] = &dss[loaded];
+    }
+    if (ns_split_check(&sp, ds, sp.ndatasets, &err)) goto fail;
+    if ((!strcmp(sspec, "builtin") && sv.n == 0) || (!strcmp(aspec, "builtin") && av.n == 0)) {
+        ns_error_set(&err, NS_ERR_INPUT, model, 0, 0, "the checkpoint records no built-in vocabulary");
+        goto fail;
+    }
+    if (ns_world_inputs_load(&in, ds, sp.ndatasets, sspec, aspec, &sv, &av, &err)) goto fail;
+    if (ns_world_check_inputs(&w, &in, &err)) goto fail;
+    const ns_refs *refs = &sp.test;
+    const int64_t *pl = sp.pools;
+    int psize = sp.pool_size;
+    if (!strcmp(on, "dev")) {
+        refs = &sp.dev;
+        psize = sp.pool_size > 1 ? sp.pool_size : 128;
+        pools = ns_eval_make_pools(&in, refs, sp.protocol, psize, eo.seed ^ 0x646576ULL);
+        pl = pools;
+    }
+    if (psize < 1 || !pl) {
+        ns_error_set(&err, NS_ERR_INPUT, split_dir, 0, 0, "the split has no candidate pools (made with --pool-size 0)");
+        goto fail;
+    }
+    eo.progress = !quiet;
+    ns_eval_result r;
+    if (ns_eval_world(&w, &in, refs, pl, psize, &eo, &r, &err)) goto fail;
+    if (json) {
+        ns_buf_puts(&b, "{\"split\": ");
+        ns_json_put_str(&b, split_dir);
+        ns_buf_puts(&b, ", \"model\": ");
+        ns_json_put_str(&b, model);
+        ns_buf_printf(&b, ", \"protocol\": \"%s\", \"on\": \"%s\", \"kind\": \"%s\", \"state_features\": ",
+                      ns_protocol_name(sp.protocol), on, ns_world_kind_name(w.cfg.kind));
+        ns_json_put_str(&b, sspec);
+        ns_buf_puts(&b, ", \"action_features\": ");
+        ns_json_put_str(&b, aspec);
+        ns_buf_puts(&b, ", \"metrics\": ");
+        ns_eval_json(&r, &b);
+        ns_buf_puts(&b, "}\n");
+    } else {
+        ns_buf_printf(&b, "%s on %s (%s, %s list)\n", model, split_dir, ns_protocol_name(sp.protocol), on);
+        ns_eval_table(&r, &b);
+    }
+    fputs(b.data, stdout);
+    goto done;
+fail:
+    rc = cli_report(&err);
+done:
+    ns_buf_free(&b);
+    free(pools);
+    ns_world_inputs_free(&in);
+    for (int d = 0; d < loaded; d++) ns_dataset_free(&dss[d]);
+    free(dss);
+    free(ds);
+    ns_split_free(&sp);
+    ns_vocab_free(&sv);
+    ns_vocab_free(&av);
+    free(ms);
+    free(ma);
+    free(meta);
+    ns_world_free(&w);
+    return rc;
+}

@@ -1,0 +1,439 @@
+/* test_world.c — the EmbedPlan world model: finite-difference check of the
+ * whole model's gradients (both heads, resmlp and FiLM transitions, sparse
+ * and dense features, list and grid action losses), a short training run on
+ * a generated ferry dataset that must reach Interpolation Hit@5 ≥ 0.95,
+ * checkpoint round trip, and clear errors for wrong feature widths,
+ * mismatched and truncated checkpoints. */
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "nextstate/dataset.h"
+#include "nextstate/evaluate.h"
+#include "nextstate/gen.h"
+#include "nextstate/split.h"
+#include "nextstate/world.h"
+#include "test.h"
+
+static char tmpdir[256];
+static ns_dataset DS;
+static bool have_ds;
+/* the inputs borrow the dataset pointer array: keep it alive as long as they are */
+static const ns_dataset *DSP[1] = {&DS};
+
+static bool build_ds(void)
+{
+    char pdir[400];
+    snprintf(pdir, sizeof pdir, "%s/problems", tmpdir);
+    ns_error e;
+    ns_mkdir_p(pdir, &e);
+    enum { NP = 6 };
+    char *paths[NP];
+    bool ok = true;
+    for (int i = 0; i < NP; i++) {
+        ns_buf b;
+        ns_buf_init(&b);
+        char name[32];
+        snprintf(name, sizeof name, "p%d", i);
+        ns_gen_arg a[1] = {{"cars", 3}};
+        ok = ok && ns_gen_problem("ferry", a, 1, (uint64_t)i + 3, name, &b, &e) == NS_OK;
+        paths[i] = malloc(512);
+        snprintf(paths[i], 512, "%s/%s.pddl", pdir, name);
+        if (ok) ok = ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK;
+        ns_buf_free(&b);
+    }
+    ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 8, 7, 0, false, false};
+    if (ok) ok = ns_dataset_build(&DS, "domains/ferry/domain.pddl", (const char *const *)paths, NP, &o, &e) == NS_OK;
+    if (!ok) printf("  building the dataset: %s: %s\n", e.file, e.msg);
+    for (int i = 0; i < NP; i++) free(paths[i]);
+    return ok;
+}
+
+static bool make_split(ns_split *sp, ns_protocol p)
+{
+    const ns_dataset *d[1] = {&DS};
+    ns_split_opts o = {0};
+    o.protocol = p;
+    o.pool_size = 128;
+    o.seed = 1;
+    ns_error e;
+    if (ns_split_make(sp, d, 1, &o, &e) != NS_OK) {
+        printf("  split: %s\n", e.msg);
+        return false;
+    }
+    return true;
+}
+
+/* Built-in inputs fitted on every problem; dense=true densifies the state side. */
+static bool make_inputs(ns_world_inputs *in, const ns_dataset *const *d, bool dense_state, ns_vocab *sv, ns_vocab *av)
+{
+    ns_vocab_init(sv);
+    ns_vocab_init(av);
+    ns_builtin_fit(sv, av, &DS, NULL);
+    ns_vocab_sort(sv);
+    ns_vocab_sort(av);
+    ns_features sf, af;
+    ns_builtin_states(&sf, &DS, sv);
+    ns_builtin_actions(&af, &DS, av);
+    if (dense_state) {
+        ns_features df = {0};
+        df.nrows = sf.nrows;
+        df.dim = sf.dim;
+        df.dense = calloc((size_t)sf.nrows * sf.dim, sizeof(float));
+        for (int64_t r = 0; r < sf.nrows; r++) ns_csr_row_dense(&sf.csr, r, df.dense + r * sf.dim);
+        ns_features_free(&sf);
+        sf = df;
+    }
+    ns_error e;
+    if (ns_world_inputs_init(in, d, 1, &sf, &af, &e) != NS_OK) {
+        printf("  inputs: %s\n", e.msg);
+        return false;
+    }
+    return true;
+}
+
+/* ---- finite differences ---------------------------------------------------------- */
+
+static double batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *in, const int64_t *refs, int n,
+                         const ns_train_opts *o, bool backward)
+{
+    ns_rng rng;
+    ns_rng_seed(&rng, 5);
+    return ns_world_batch_loss(w, ws, in, refs, n, o, &rng, backward);
+}
+
+static void gradcheck(ns_world_kind kind, bool dense, bool grid, int layers)
+{
+    if (!have_ds) return;
+    const ns_dataset *d[1] = {&DS};
+    ns_world_inputs in;
+    ns_vocab sv, av;
+    CHECK(make_inputs(&in, d, dense, &sv, &av));
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.kind = kind;
+    c.layers = layers;
+    c.state_dim = (int)in.state.dim;
+    c.action_dim = (int)in.action.dim;
+    c.state_sparse = in.state.sparse;
+    c.action_sparse = in.action.sparse;
+    c.state_hidden = c.action_hidden = 7;
+    c.out = 6;
+    c.t_hidden = 5;
+    ns_world w;
+    ns_error e;
+    CHECK(ns_world_create(&w, &c, 3, &e) == NS_OK);
+    ns_train_opts o;
+    ns_train_opts_init(&o);
+    o.tau = 0.5f; /* a softer temperature keeps float32 differences informative */
+    o.action_grid = grid;
+    o.grid_n = 4;
+    enum { N = 6 };
+    int64_t refs[2 * N];
+    for (int i = 0; i < N; i++) refs[2 * i] = 0, refs[2 * i + 1] = (i * 37) % ns_dataset_ntransitions(&DS);
+    ns_world_ws *ws = ns_world_ws_new();
+    ns_params_zero_grad(&w.p);
+    double l0 = batch_loss(&w, ws, &in, refs, N, &o, true);
+    CHECK(isfinite(l0) && l0 > 0);
+    float *g = malloc(w.p.total * sizeof(float));
+    memcpy(g, w.p.grad, w.p.total * sizeof(float));
+    double maxerr = 0;
+    int checked = 0, bad = 0;
+    ns_rng rng;
+    ns_rng_seed(&rng, 9);
+    for (int t = 0; t < w.p.n; t++) {
+        const ns_tensor_info *ti = &w.p.t[t];
+        int tries = ti->count < 6 ? (int)ti->count : 6;
+        int nz = 0;
+        for (int k = 0; k < 200 && nz < tries; k++) {
+            size_t idx = ti->offset + ns_rng_below(&rng, ti->count);
+            /* sparse first layers: most weights see no input; prefer ones with a gradient */
+            if (g[idx] == 0 && k < 150) continue;
+            nz++;
+            float keep = w.p.data[idx];
+            const float h = 1e-2f;
+            w.p.data[idx] = keep + h;
+            double lp = batch_loss(&w, ws, &in, refs, N, &o, false);
+            w.p.data[idx] = keep - h;
+            double lm = batch_loss(&w, ws, &in, refs, N, &o, false);
+            w.p.data[idx] = keep;
+            double fd = (lp - lm) / (2.0 * h);
+            double err = fabs(fd - g[idx]);
+            double tol = 2e-3 + 3e-2 * fabs(fd);
+            if (err > maxerr) maxerr = err;
+            if (err > tol) {
+                bad++;
+                if (bad < 5) printf("  %s[%zu]: analytic %.6g, numeric %.6g\n", ti->name, idx - ti->offset, g[idx], fd);
+            }
+            checked++;
+        }
+    }
+    printf("  %s %s %s L=%d: %d entries, max |diff| %.3g\n", ns_world_kind_name(kind), dense ? "dense" : "sparse",
+           grid ? "grid" : "list", layers, checked, maxerr);
+    CHECK(bad == 0);
+    CHECK(checked > 40);
+    free(g);
+    ns_world_ws_free(ws);
+    ns_world_free(&w);
+    ns_world_inputs_free(&in);
+    ns_vocab_free(&sv);
+    ns_vocab_free(&av);
+}
+
+static void test_gradcheck_resmlp(void) { gradcheck(NS_WORLD_RESMLP, false, false, 2); }
+static void test_gradcheck_film(void) { gradcheck(NS_WORLD_FILM, false, false, 2); }
+static void test_gradcheck_dense_grid_deep(void) { gradcheck(NS_WORLD_RESMLP, true, true, 3); }
+static void test_gradcheck_single_layer(void) { gradcheck(NS_WORLD_FILM, true, false, 1); }
+
+/* ---- training ---------------------------------------------------------------------- */
+
+static void train_model(ns_world *w, ns_world_inputs *in, ns_split *sp, ns_vocab *sv, ns_vocab *av,
+                        ns_train_stats *st)
+{
+    const ns_dataset *const *d = DSP;
+    ns_vocab_init(sv);
+    ns_vocab_init(av);
+    ns_builtin_fit_split(sv, av, d, 1, sp);
+    ns_error e;
+    CHECK(ns_world_inputs_load(in, d, 1, "builtin", "builtin", sv, av, &e) == NS_OK);
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.state_dim = (int)in->state.dim;
+    c.action_dim = (int)in->action.dim;
+    c.state_sparse = c.action_sparse = true;
+    c.state_hidden = c.action_hidden = 128;
+    CHECK(ns_world_create(w, &c, 1, &e) == NS_OK);
+    ns_train_opts o;
+    ns_train_opts_init(&o);
+    o.lr = 2e-3;
+    o.epochs = 25;
+    o.warmup_epochs = 2;
+    o.batch = 64;
+    o.eval_every = 5;
+    CHECK(ns_world_train(w, in, sp, &o, st, &e) == NS_OK);
+}
+
+static void test_train_interpolation(void)
+{
+    if (!have_ds) return;
+    ns_split sp;
+    CHECK(make_split(&sp, NS_PROTO_INTERPOLATION));
+    ns_world w;
+    ns_world_inputs in;
+    ns_vocab sv, av;
+    ns_train_stats st;
+    double t0 = ns_now();
+    train_model(&w, &in, &sp, &sv, &av, &st);
+    ns_eval_opts eo;
+    ns_eval_opts_init(&eo);
+    eo.latency_queries = 20;
+    ns_eval_result r;
+    ns_error e;
+    CHECK(ns_eval_world(&w, &in, &sp.test, sp.pools, sp.pool_size, &eo, &r, &e) == NS_OK);
+    printf("  %lld train, %lld test; %.1f s; best dev Hit@5 %.3f at epoch %d; test Hit@1/5/10 %.3f/%.3f/%.3f "
+           "(worst %.3f/%.3f/%.3f), Acc@1 %.3f; latency %.1f / %.1f us\n",
+           (long long)sp.train.n, (long long)sp.test.n, ns_now() - t0, st.best_dev_hit5, st.best_epoch, r.hit[0],
+           r.hit[1], r.hit[2], r.hit_worst[0], r.hit_worst[1], r.hit_worst[2], r.acc[0], r.lat_full_us, r.lat_t_us);
+    CHECK(r.hit[1] >= 0.95);
+    CHECK(r.hit_worst[1] <= r.hit[1] + 1e-12);
+    CHECK(r.acc[0] > 0.5);
+    CHECK(st.best_epoch > 0);
+    CHECK(r.params_total == ns_params_count(&w.p));
+
+    /* checkpoint round trip: same weights, same metrics, vocabularies back */
+    char path[400];
+    snprintf(path, sizeof path, "%s/m.ckpt", tmpdir);
+    ns_buf fj;
+    ns_buf_init(&fj);
+    ns_world_features_json(&fj, "builtin", "builtin", &sv, &av);
+    CHECK(ns_world_save(&w, path, fj.data, "{\"note\": 1}", &e) == NS_OK);
+    ns_world w2;
+    char *meta = NULL;
+    CHECK(ns_world_load(&w2, path, &meta, &e) == NS_OK);
+    CHECK(w2.p.total == w.p.total && !memcmp(w2.p.data, w.p.data, w.p.total * sizeof(float)));
+    CHECK(w2.cfg.state_hidden == 128 && w2.cfg.layers == 2 && w2.cfg.kind == NS_WORLD_RESMLP);
+    char *ss = NULL, *as = NULL;
+    ns_vocab sv2, av2;
+    CHECK(meta && ns_world_features_parse(meta, &ss, &as, &sv2, &av2, &e) == NS_OK);
+    CHECK_STR(ss, "builtin");
+    CHECK_EQ_INT(sv2.n, sv.n);
+    CHECK_EQ_INT(av2.n, av.n);
+    for (int i = 0; i < sv.n && i < sv2.n; i++) CHECK(!strcmp(sv.terms[i], sv2.terms[i]));
+    eo.latency_queries = 0;
+    ns_eval_result r2, r3;
+    CHECK(ns_eval_world(&w2, &in, &sp.test, sp.pools, sp.pool_size, &eo, &r2, &e) == NS_OK);
+    CHECK(ns_eval_world(&w, &in, &sp.test, sp.pools, sp.pool_size, &eo, &r3, &e) == NS_OK);
+    CHECK(r2.hit[0] == r3.hit[0] && r2.hit[1] == r3.hit[1] && r2.acc[0] == r3.acc[0] && r2.mrr == r3.mrr);
+
+    /* truncated checkpoint */
+    char tpath[420];
+    snprintf(tpath, sizeof tpath, "%s/trunc.ckpt", tmpdir);
+    char *data;
+    size_t len;
+    CHECK(ns_read_file(path, &data, &len, &e) == NS_OK);
+    CHECK(ns_write_file_atomic(tpath, data, len / 2, &e) == NS_OK);
+    ns_world w3;
+    CHECK(ns_world_load(&w3, tpath, NULL, &e) == NS_ERR_INPUT);
+    printf("  truncated: %s\n", e.msg);
+    /* flipped byte → CRC */
+    data[len / 3] ^= 0x55;
+    CHECK(ns_write_file_atomic(tpath, data, len, &e) == NS_OK);
+    CHECK(ns_world_load(&w3, tpath, NULL, &e) == NS_ERR_INPUT);
+    free(data);
+    /* a params checkpoint that is not a world model */
+    ns_params p;
+    ns_params_init(&p);
+    int64_t shp[1] = {3};
+    ns_params_add(&p, "x", 1, shp, NS_INIT_ONES, 0);
+    CHECK(ns_params_alloc(&p, &e) == NS_OK);
+    CHECK(ns_params_save(&p, tpath, NULL, &e) == NS_OK);
+    CHECK(ns_world_load(&w3, tpath, NULL, &e) == NS_ERR_INPUT);
+    printf("  not a world model: %s\n", e.msg);
+    ns_params_free(&p);
+    /* missing file */
+    CHECK(ns_world_load(&w3, "/nonexistent/m.ckpt", NULL, &e) != NS_OK);
+
+    free(ss);
+    free(as);
+    free(meta);
+    ns_vocab_free(&sv2);
+    ns_vocab_free(&av2);
+    ns_buf_free(&fj);
+    ns_world_free(&w2);
+    ns_world_free(&w);
+    ns_world_inputs_free(&in);
+    ns_vocab_free(&sv);
+    ns_vocab_free(&av);
+    ns_split_free(&sp);
+}
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static void test_feature_errors(void)
+{
+    if (!have_ds) return;
+    const ns_dataset *d[1] = {&DS};
+    ns_world_inputs in;
+    ns_vocab sv, av;
+    CHECK(make_inputs(&in, d, false, &sv, &av));
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.state_dim = (int)in.state.dim + 1; /* wrong width */
+    c.action_dim = (int)in.action.dim;
+    c.state_sparse = c.action_sparse = true;
+    c.state_hidden = c.action_hidden = 8;
+    ns_world w;
+    ns_error e;
+    CHECK(ns_world_create(&w, &c, 1, &e) == NS_OK);
+    CHECK(ns_world_check_inputs(&w, &in, &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "state features") && strstr(e.msg, "columns"));
+    printf("  %s\n", e.msg);
+    ns_split sp;
+    CHECK(make_split(&sp, NS_PROTO_INTERPOLATION));
+    ns_train_opts o;
+    ns_train_opts_init(&o);
+    ns_train_stats st;
+    CHECK(ns_world_train(&w, &in, &sp, &o, &st, &e) == NS_ERR_INPUT);
+    ns_world_free(&w);
+    ns_split_free(&sp);
+
+    /* rows that do not match the dataset */
+    ns_features sf = {0}, af = {0};
+    sf.nrows = ns_dataset_nstates(&DS) - 1;
+    sf.dim = 4;
+    sf.dense = calloc((size_t)sf.nrows * 4, sizeof(float));
+    af.nrows = in.action.nrows;
+    af.dim = 2;
+    af.dense = calloc((size_t)af.nrows * 2, sizeof(float));
+    ns_world_inputs bad;
+    CHECK(ns_world_inputs_init(&bad, d, 1, &sf, &af, &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "rows") != NULL);
+    printf("  %s\n", e.msg);
+    ns_world_inputs_free(&bad);
+
+    /* feature files: a dense .npy of the wrong dtype, a missing CSR */
+    char path[400];
+    snprintf(path, sizeof path, "%s/bad.npy", tmpdir);
+    ns_array a;
+    int64_t shape[2] = {3, 2};
+    ns_array_init(&a, NS_F64, 2, shape);
+    CHECK(ns_npy_write(path, &a, NULL, &e) == NS_OK);
+    ns_array_free(&a);
+    ns_features f;
+    CHECK(ns_features_load(&f, path, &e) == NS_ERR_INPUT);
+    printf("  %s\n", e.msg);
+    snprintf(path, sizeof path, "%s/nothing", tmpdir);
+    CHECK(ns_features_load(&f, path, &e) != NS_OK);
+    /* wrong number of per-dataset specs */
+    ns_world_inputs in2;
+    CHECK(ns_world_inputs_load(&in2, d, 1, "a.npy,b.npy", "builtin", &sv, &av, &e) != NS_OK);
+    ns_world_inputs_free(&in);
+    ns_vocab_free(&sv);
+    ns_vocab_free(&av);
+}
+
+/* ---- built-in encoder ------------------------------------------------------------------ */
+
+static void test_builtin(void)
+{
+    if (!have_ds) return;
+    ns_vocab sv, av;
+    ns_vocab_init(&sv);
+    ns_vocab_init(&av);
+    ns_builtin_fit(&sv, &av, &DS, NULL);
+    ns_vocab_sort(&sv);
+    ns_vocab_sort(&av);
+    for (int i = 1; i < sv.n; i++) CHECK(strcmp(sv.terms[i - 1], sv.terms[i]) < 0);
+    ns_features af;
+    ns_builtin_actions(&af, &DS, &av);
+    int64_t *off = ns_action_offsets(&DS);
+    CHECK_EQ_INT(af.nrows, off[DS.nproblems]);
+    /* "(board c1 l1)" → board, board#0=c1, board#1=l1 */
+    int found = 0;
+    for (int p = 0; p < DS.nproblems && !found; p++)
+        for (int o = 0; o < DS.problems[p].nops && !found; o++)
+            if (!strncmp(DS.problems[p].ops[o], "(board ", 7)) {
+                int64_t r = off[p] + o;
+                CHECK_EQ_INT(af.csr.indptr[r + 1] - af.csr.indptr[r], 3);
+                CHECK(ns_strmap_get(&av.map, "board") == af.csr.indices[af.csr.indptr[r]]);
+                found = 1;
+            }
+    CHECK(found);
+    ns_features sf;
+    ns_builtin_states(&sf, &DS, &sv);
+    CHECK_EQ_INT(sf.nrows, ns_dataset_nstates(&DS));
+    /* every state row: its atoms + its problem's goal literals */
+    const int32_t *sprob = DS.state_problem.data;
+    int64_t s = ns_dataset_nstates(&DS) - 1;
+    int natoms = 0;
+    const ns_ds_problem *pr = &DS.problems[sprob[s]];
+    for (int i = 0; i < pr->natoms; i++) natoms += (int)((ns_dataset_state(&DS, s)[i / 64] >> (i % 64)) & 1);
+    CHECK_EQ_INT(sf.csr.indptr[s + 1] - sf.csr.indptr[s], natoms + pr->ngoal);
+    free(off);
+    ns_features_free(&af);
+    ns_features_free(&sf);
+    ns_vocab_free(&sv);
+    ns_vocab_free(&av);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_world_%d", (int)getpid());
+    ns_error e;
+    ns_mkdir_p(tmpdir, &e);
+    have_ds = build_ds();
+    if (!have_ds) printf("FAIL dataset\n");
+    NS_RUN(test_builtin);
+    NS_RUN(test_gradcheck_resmlp);
+    NS_RUN(test_gradcheck_film);
+    NS_RUN(test_gradcheck_dense_grid_deep);
+    NS_RUN(test_gradcheck_single_layer);
+    NS_RUN(test_feature_errors);
+    NS_RUN(test_train_interpolation);
+    if (have_ds) ns_dataset_free(&DS);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);
+    if (!have_ds) ns_t_fail++;
+    return ns_test_summary("test_world");
+}
