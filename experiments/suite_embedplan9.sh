@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The nine EmbedPlan domains as datasets: every ACPBench problem of the domain
 # (../shared/benchmarks/acpbench) plus generated problems sized for large
-# optimal-plan DAGs.  One dataset per domain under OUT (default
+# optimal-plan DAGs, with every applicable transition of the DAG states
+# (--successors, as the paper counts transitions).  One dataset per domain under OUT (default
 # results/suite), built two domains at a time.
 #   experiments/suite_embedplan9.sh [OUT]      env: SUITE_SEEDS (default 4), SUITE_TIME (per problem, 10 s)
 set -u
@@ -34,7 +35,7 @@ build_one() { # shipped acp opts
         # shellcheck disable=SC2086
         "$NS" gen "$d" --seed "$s" $opts -o "$dir/problems/gen-$d-s$s.pddl" || return 1
     done
-    "$NS" data build "domains/$d/domain.pddl" "$dir/problems" -o "$dir/data" --time-limit "$TL" --quiet 2>"$dir/build.log"
+    "$NS" data build "domains/$d/domain.pddl" "$dir/problems" -o "$dir/data" --time-limit "$TL" --successors --quiet 2>"$dir/build.log"
 }
 export -f build_one; export NS BENCH OUT SEEDS TL
 echo "$suite" | xargs -P 2 -d '\n' -I{} bash -c 'IFS="|" read -r d a o <<<"{}"; build_one "$d" "$a" "$o" || echo "FAILED $d"'

@@ -38,3 +38,14 @@ for d in $("$NS" gen --list | grep -v '^ '); do
 done
 mv "$csv.tmp" "$csv"
 echo "per-problem results: $csv"
+
+# Part 2: the learned transition model on built-in data — generate ferry
+# problems, build the optimal-plan dataset, split (interpolation,
+# extrapolation), train the EmbedPlan world model (dev-selected) and rank
+# 128-state candidate pools.
+echo
+echo "== EmbedPlan world model on generated ferry problems (results/demo_embedplan/results.md) =="
+rm -rf results/demo_embedplan
+LR=1e-3 EPOCHS=${DEMO_EPOCHS:-30} BUILD="$BUILD" bash experiments/embedplan_interp.sh ferry results/demo_embedplan >/dev/null 2>results/demo_embedplan.log ||
+    { cat results/demo_embedplan.log; exit 1; }
+cat results/demo_embedplan/results.md
