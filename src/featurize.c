@@ -81,6 +81,7 @@ struct ns_feat_table {
     int32_t *slots; /* entry id, -1 empty */
     size_t mask;
     uint64_t *hash;
+    uint64_t *pk;   /* pack8 of each term: terms of <= 8 bytes compare by it */
     int64_t *off;
     int32_t *len;
     int64_t n, cap;
@@ -88,8 +89,36 @@ struct ns_feat_table {
     size_t alen, acap;
 };
 
+/* The first min(n, 8) bytes of s as a little-endian word (zero-padded). */
+static inline uint64_t pack8(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        return w;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)p[i] << (8 * i);
+    return w;
+}
+
+/* pack8 for a key followed by at least 8 readable bytes (the tokenisers'
+ * padded scratch buffer): one load and a mask. */
+static inline uint64_t pack8_padded(const char *s, size_t n)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return n >= 8 ? w : w & ((1ULL << (8 * n)) - 1);
+}
+
+static inline uint64_t hash_short(uint64_t pk, size_t n) { return ns_hash_mix(pk ^ (0x9e3779b97f4a7c15ULL * (n + 1))); }
+
+/* Hash of a term; terms of at most 8 bytes (most n-grams) hash from
+ * their packed word alone. */
 static inline uint64_t term_hash(const char *s, size_t n)
 {
+    if (n <= 8) return hash_short(pack8(s, n), n);
     const unsigned char *p = (const unsigned char *)s;
     uint64_t h = 0x9e3779b97f4a7c15ULL * (n + 1);
     while (n >= 8) {
@@ -100,9 +129,7 @@ static inline uint64_t term_hash(const char *s, size_t n)
         p += 8;
         n -= 8;
     }
-    uint64_t w = 0;
-    for (size_t i = 0; i < n; i++) w |= (uint64_t)p[i] << (8 * i);
-    return ns_hash_mix(h ^ w);
+    return ns_hash_mix(h ^ pack8((const char *)p, n) ^ 0x5bd1e995ULL);
 }
 
 static void table_init(ns_feat_table *t)
@@ -120,21 +147,38 @@ static void table_free(ns_feat_table *t)
     if (!t) return;
     free(t->slots);
     free(t->hash);
+    free(t->pk);
     free(t->off);
     free(t->len);
     free(t->arena);
     memset(t, 0, sizeof *t);
 }
 
-static inline int64_t table_find(const ns_feat_table *t, const char *key, size_t len, uint64_t h)
+static inline int64_t table_find_pk(const ns_feat_table *t, const char *key, size_t len, uint64_t h, uint64_t pk)
 {
     size_t i = (size_t)h & t->mask;
     for (;;) {
         int32_t e = t->slots[i];
         if (e < 0) return -1;
-        if (t->hash[e] == h && (size_t)t->len[e] == len && !memcmp(t->arena + t->off[e], key, len)) return e;
+        if (t->hash[e] == h && (size_t)t->len[e] == len && t->pk[e] == pk &&
+            (len <= 8 || !memcmp(t->arena + t->off[e] + 8, key + 8, len - 8)))
+            return e;
         i = (i + 1) & t->mask;
     }
+}
+
+static inline int64_t table_find(const ns_feat_table *t, const char *key, size_t len, uint64_t h)
+{
+    return table_find_pk(t, key, len, h, pack8(key, len));
+}
+
+/* Lookup of a key in a padded buffer (see pack8_padded). */
+static inline int64_t table_find_padded(const ns_feat_table *t, const char *key, size_t len, uint64_t *hash)
+{
+    uint64_t pk = pack8_padded(key, len);
+    uint64_t h = len <= 8 ? hash_short(pk, len) : term_hash(key, len);
+    *hash = h;
+    return table_find_pk(t, key, len, h, pk);
 }
 
 /* Adds key (known absent) and returns its id. */
@@ -156,6 +200,7 @@ static int64_t table_add(ns_feat_table *t, const char *key, size_t len, uint64_t
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 1024;
         t->hash = ns_xrealloc(t->hash, (size_t)t->cap * sizeof *t->hash);
+        t->pk = ns_xrealloc(t->pk, (size_t)t->cap * sizeof *t->pk);
         t->off = ns_xrealloc(t->off, (size_t)t->cap * sizeof *t->off);
         t->len = ns_xrealloc(t->len, (size_t)t->cap * sizeof *t->len);
     }
@@ -167,6 +212,7 @@ static int64_t table_add(ns_feat_table *t, const char *key, size_t len, uint64_t
     t->arena[t->alen + len] = 0;
     int64_t e = t->n++;
     t->hash[e] = h;
+    t->pk[e] = pack8(key, len);
     t->off[e] = (int64_t)t->alen;
     t->len[e] = (int32_t)len;
     t->alen += len + 1;
@@ -308,9 +354,9 @@ static void tokenize_words(tok *t, const char *s, size_t n, int nmin, int nmax)
 {
     ns_buf *b = &t->norm;
     b->len = 0;
-    if (b->cap < n + 2) {
-        b->data = ns_xrealloc(b->data, n + 2);
-        b->cap = n + 2;
+    if (b->cap < n + 16) {
+        b->data = ns_xrealloc(b->data, n + 16);
+        b->cap = n + 16;
     }
     size_t ntok = 0;
     grow_pos(t, 2 * (n / 2 + 2));
@@ -329,7 +375,7 @@ static void tokenize_words(tok *t, const char *s, size_t n, int nmin, int nmax)
         t->pos[2 * ntok + 1] = (uint32_t)b->len;
         ntok++;
     }
-    b->data[b->len] = 0;
+    memset(b->data + b->len, 0, 9); /* NUL + padding for pack8_padded */
     t->nsp = 0;
     for (int g = nmin; g <= nmax && (size_t)g <= ntok; g++)
         for (size_t i = 0; i + (size_t)g <= ntok; i++)
@@ -342,9 +388,9 @@ static void tokenize_chars(tok *t, const char *s, size_t n, int nmin, int nmax)
 {
     ns_buf *b = &t->norm;
     b->len = 0;
-    if (b->cap < n + 2) {
-        b->data = ns_xrealloc(b->data, n + 2);
-        b->cap = n + 2;
+    if (b->cap < n + 16) {
+        b->data = ns_xrealloc(b->data, n + 16);
+        b->cap = n + 16;
     }
     grow_pos(t, n + 2);
     const unsigned char *u = (const unsigned char *)s;
@@ -381,7 +427,7 @@ static void tokenize_chars(tok *t, const char *s, size_t n, int nmin, int nmax)
         i += l;
     }
     t->pos[ncp] = (uint32_t)b->len;
-    b->data[b->len] = 0;
+    memset(b->data + b->len, 0, 9); /* NUL + padding for pack8_padded */
     t->nsp = 0;
     for (int g = nmin; g <= nmax && (size_t)g <= ncp; g++)
         for (size_t i = 0; i + (size_t)g <= ncp; i++) push_span(t, t->pos[i], t->pos[i + (size_t)g] - t->pos[i]);
@@ -417,7 +463,9 @@ static void tokenize_literals(tok *t, const char *s, size_t n)
 }
 
 /* Tokenises text per the featurizer's kind; returns the buffer the spans
- * point into. */
+ * point into (padded for pack8_padded when the kind writes t->norm). */
+static inline bool padded_kind(ns_feat_kind k) { return k == NS_FEAT_BOW || k == NS_FEAT_TFIDF || k == NS_FEAT_CHAR; }
+
 static const char *tokenize(tok *t, const ns_feat_opts *o, const char *s, size_t n)
 {
     switch (o->kind) {
@@ -639,12 +687,14 @@ static void doc_row(const ns_featurizer *f, row_scratch *s, ns_csr *out)
     const char *base = tokenize(&s->t, o, s->text.data ? s->text.data : "", s->text.len);
     scratch_reserve(s, s->t.nsp + 1);
     int64_t unknown = o->kind == NS_FEAT_ONEHOT && o->onehot_unknown ? f->nterms : -1;
+    bool padded = padded_kind(o->kind);
     size_t nt = 0;
     int32_t lo = INT32_MAX, hi = -1;
     for (size_t k = 0; k < s->t.nsp; k++) {
         const char *key = base + s->t.sp[k].off;
         size_t len = s->t.sp[k].len;
-        int64_t col = table_find(f->table, key, len, term_hash(key, len));
+        uint64_t h;
+        int64_t col = padded ? table_find_padded(f->table, key, len, &h) : table_find(f->table, key, len, term_hash(key, len));
         if (col < 0) col = unknown;
         if (col < 0) continue;
         if (s->cnt[col]++ == 0) {
@@ -718,13 +768,17 @@ static void random_vec(const char *s, size_t n, uint64_t seed, int dim, float *o
 {
     ns_rng r;
     ns_rng_seed(&r, ns_hash_bytes(s, n, seed));
-    const double two_pi = 6.283185307179586476925286766559;
+    /* Marsaglia's polar method: pairs of N(0, 1) values, one log each */
     for (int j = 0; j < dim; j += 2) {
-        double u1 = (double)((ns_rng_next(&r) >> 11) + 1) * 0x1p-53; /* (0, 1] */
-        double u2 = (double)(ns_rng_next(&r) >> 11) * 0x1p-53;
-        double rad = sqrt(-2.0 * log(u1));
-        out[j] = (float)(rad * cos(two_pi * u2));
-        if (j + 1 < dim) out[j + 1] = (float)(rad * sin(two_pi * u2));
+        double u, v, q;
+        do {
+            u = (double)(ns_rng_next(&r) >> 11) * 0x1p-52 - 1.0;
+            v = (double)(ns_rng_next(&r) >> 11) * 0x1p-52 - 1.0;
+            q = u * u + v * v;
+        } while (q >= 1.0 || q == 0.0);
+        double m = sqrt(-2.0 * log(q) / q);
+        out[j] = (float)(u * m);
+        if (j + 1 < dim) out[j + 1] = (float)(v * m);
     }
 }
 
@@ -918,17 +972,18 @@ static void orthonormalize(float *Q, int64_t V, int l, ns_rng *rng)
     double orig[B];
     for (int j0 = 0; j0 < l; j0 += B) {
         int b = l - j0 < B ? l - j0 : B;
-        for (int c = 0; c < b; c++) {
-            double s = 0;
-            for (int64_t r = 0; r < V; r++) s += (double)Q[r * l + j0 + c] * Q[r * l + j0 + c];
-            orig[c] = sqrt(s);
+        for (int c = 0; c < b; c++) orig[c] = 0;
+        for (int64_t r = 0; r < V; r++) {
+            const float *q = Q + r * l + j0;
+            for (int c = 0; c < b; c++) orig[c] += (double)q[c] * q[c];
         }
+        for (int c = 0; c < b; c++) orig[c] = sqrt(orig[c]);
         for (int pass = 0; pass < 2 && j0 > 0; pass++) {
             ns_sgemm(true, false, j0, b, (int)V, 1.0f, Q, l, Q + j0, l, 0.0f, R, b);
             ns_sgemm(false, false, (int)V, b, j0, -1.0f, Q, l, R, b, 1.0f, Q + j0, l);
         }
-        for (int c = 0; c < b; c++)
-            for (int64_t r = 0; r < V; r++) blk[c * V + r] = Q[r * l + j0 + c];
+        for (int64_t r = 0; r < V; r++)
+            for (int c = 0; c < b; c++) blk[c * V + r] = Q[r * l + j0 + c];
         for (int c = 0; c < b; c++) {
             double *v = blk + c * V, before = orig[c], after;
             mgs_block(blk, c, V, v);
@@ -945,8 +1000,8 @@ static void orthonormalize(float *Q, int64_t V, int l, ns_rng *rng)
             }
             for (int64_t r = 0; r < V; r++) v[r] /= after;
         }
-        for (int c = 0; c < b; c++)
-            for (int64_t r = 0; r < V; r++) Q[r * l + j0 + c] = (float)blk[c * V + r];
+        for (int64_t r = 0; r < V; r++)
+            for (int c = 0; c < b; c++) Q[r * l + j0 + c] = (float)blk[c * V + r];
     }
     free(blk);
     free(R);
@@ -956,11 +1011,12 @@ static void orthonormalize(float *Q, int64_t V, int l, ns_rng *rng)
 /* Symmetric eigenproblem (Householder tridiagonalisation + implicit QL, as
  * EISPACK tred2/tql2 via JAMA): A [n × n] (row-major, symmetric) is
  * overwritten; on return d[n] holds the eigenvalues ascending and row i of
- * vecs [n × n] the eigenvector of d[i]. */
-static void sym_eig(double *A, int n, double *d, double *vecs)
+ * A the eigenvector of d[i].  JAMA's V[i][j] is stored at A[j][i] (A is
+ * symmetric, so it starts equal): every inner loop then runs along a row. */
+static void sym_eig(double *A, int n, double *d)
 {
     double *e = ns_xcalloc((size_t)n, sizeof *e);
-#define V_(i, j) A[(size_t)(i) * n + (j)]
+#define V_(i, j) A[(size_t)(j) * n + (i)]
     for (int j = 0; j < n; j++) d[j] = V_(n - 1, j);
     for (int i = n - 1; i > 0; i--) {
         double scale = 0, h = 0;
@@ -1030,11 +1086,8 @@ static void sym_eig(double *A, int n, double *d, double *vecs)
     }
     V_(n - 1, n - 1) = 1.0;
     e[0] = 0.0;
-    /* Z = Vᵀ: rotations then touch contiguous rows */
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) vecs[(size_t)i * n + j] = V_(j, i);
 #undef V_
-    double *Z = vecs;
+    double *Z = A; /* row i = JAMA's column i */
     for (int i = 1; i < n; i++) e[i - 1] = e[i];
     e[n - 1] = 0.0;
     double f = 0, tst1 = 0, eps = 0x1p-52;
@@ -1112,12 +1165,20 @@ void ns_truncated_svd(const ns_csr *X, int k, int oversample, int iters, uint64_
     int l = (int64_t)k + oversample < V ? k + oversample : (int)V;
     ns_rng rng;
     ns_rng_seed(&rng, seed ^ 0x737664ULL /* "svd" */);
-    float *P = ns_xmalloc((size_t)(V * l) * sizeof *P), *Z = ns_xmalloc((size_t)(V * l) * sizeof *Z);
-    for (int64_t i = 0; i < V * l; i++) P[i] = (float)gauss(&rng);
-    orthonormalize(P, V, l, &rng);
+    /* When the subspace would cover most of the space anyway, the exact
+     * eigendecomposition of XᵀX is both cheaper and better: P = I. */
+    bool exact = (double)l >= 0.75 * (double)V;
+    if (exact) l = (int)V;
+    float *P = ns_xcalloc((size_t)(V * l), sizeof *P), *Z = ns_xmalloc((size_t)(V * l) * sizeof *Z);
+    if (exact) {
+        for (int64_t i = 0; i < V; i++) P[i * l + i] = 1.0f;
+    } else {
+        for (int64_t i = 0; i < V * l; i++) P[i] = (float)gauss(&rng);
+        orthonormalize(P, V, l, &rng);
+    }
     /* iters + 1 multiplications by XᵀX: the subspace of scikit-learn's
      * randomized_svd(n_iter=iters), whose basis spans (XᵀX)^(iters+1) Ω */
-    for (int it = 0; it <= iters; it++) {
+    for (int it = 0; it <= iters && !exact; it++) {
         gram_apply(X, P, l, Z);
         float *t = P;
         P = Z;
@@ -1128,11 +1189,12 @@ void ns_truncated_svd(const ns_csr *X, int k, int oversample, int iters, uint64_
     gram_apply(X, P, l, Z);
     float *H = ns_xmalloc((size_t)l * l * sizeof *H);
     ns_sgemm(true, false, l, l, (int)V, 1.0f, P, l, Z, l, 0.0f, H, l);
-    double *A = ns_xmalloc((size_t)l * l * sizeof *A), *vecs = ns_xmalloc((size_t)l * l * sizeof *vecs);
+    double *A = ns_xmalloc((size_t)l * l * sizeof *A);
     double *d = ns_xmalloc((size_t)l * sizeof *d);
     for (int i = 0; i < l; i++)
         for (int j = 0; j < l; j++) A[(size_t)i * l + j] = 0.5 * ((double)H[(size_t)i * l + j] + H[(size_t)j * l + i]);
-    sym_eig(A, l, d, vecs);
+    sym_eig(A, l, d);
+    const double *vecs = A;
     /* W [l × k]: the eigenvectors of the k largest eigenvalues */
     float *W = ns_xmalloc((size_t)l * k * sizeof *W);
     for (int j = 0; j < k; j++) {
@@ -1153,7 +1215,6 @@ void ns_truncated_svd(const ns_csr *X, int k, int oversample, int iters, uint64_
     free(Z);
     free(H);
     free(A);
-    free(vecs);
     free(d);
     free(W);
 }
@@ -1249,6 +1310,7 @@ ns_status ns_featurizer_fit(ns_featurizer *f, const ns_feat_opts *o, const ns_fe
     tok_init(&t);
     ns_buf text;
     ns_buf_init(&text);
+    bool padded = padded_kind(o->kind);
     for (int64_t i = 0; i < docs->n; i++) {
         text.len = 0;
         if (text.data) text.data[0] = 0;
@@ -1261,8 +1323,8 @@ ns_status ns_featurizer_fit(ns_featurizer *f, const ns_feat_opts *o, const ns_fe
         for (size_t k = 0; k < t.nsp; k++) {
             const char *key = base + t.sp[k].off;
             size_t len = t.sp[k].len;
-            uint64_t h = term_hash(key, len);
-            int64_t id = table_find(&bt, key, len, h);
+            uint64_t h;
+            int64_t id = padded ? table_find_padded(&bt, key, len, &h) : table_find(&bt, key, len, h = term_hash(key, len));
             if (id < 0) {
                 id = table_add(&bt, key, len, h);
                 if (bt.n > dfcap) {

@@ -32,8 +32,9 @@
  *   random    a fixed Gaussian vector per document: N(0, 1) entries,
  *             random_dim (512) of them, drawn from a generator seeded with
  *             ns_hash_bytes(text, len, seed), so the same text always gets
- *             the same vector (on the same libm: Box–Muller uses log/sin/cos)
- *             whichever other texts are featurized.  No fitting.  Dense.
+ *             the same vector whichever other texts are featurized
+ *             (Marsaglia's polar method; bit-identical on one libm).  No
+ *             fitting.  Dense.
  *   onehot    tabular one-hot: one column per distinct training document (the
  *             whole text is the key); an unseen document gets an all-zero row,
  *             or, with onehot_unknown, a 1 in a reserved last column.  Sparse.

@@ -40,5 +40,6 @@ int cmd_encode(int argc, char **argv);
 int cmd_featurize(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_reference(int argc, char **argv);
 
 #endif

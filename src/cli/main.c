@@ -99,6 +99,14 @@ static const command commands[] = {
      "  worst-case tie-breaking; Acc@1/5/10 of the true action among every applicable action; latency per\n"
      "  query (a) heads + T + 128-way scoring, (b) T + scoring, over N queries (default 200; 0: none).\n"
      "  Features default to what the checkpoint was trained with."},
+    {"reference", cmd_reference, "non-learned reference methods (identity, offset, lifted STRIPS) on a split",
+     "nextstate reference SPLIT_DIR --method identity|offset-action|offset-schema|strips [--on test|dev]\n"
+     "                    [--state-features builtin|SPEC[,SPEC…]] [--seed S] [--json]\n"
+     "  identity: the current state's features; offset-action / offset-schema: plus the mean training\n"
+     "  displacement of the ground action / schema (unseen: the global mean); ranked by cosine.  strips:\n"
+     "  lifted add/delete effects induced per schema from the training transitions, applied to the state's\n"
+     "  atoms, candidates ranked by Jaccard similarity of atom sets (unseen schema: a miss).  Same Hit@k\n"
+     "  fields as `nextstate eval` (random and worst-case ties); --json adds schemas and disagreements."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",
      "nextstate featurize DATASET_DIR --kind literals|bow|tfidf|char|random|context|onehot -o OUTDIR\n"
      "                    [--fit-on SPLIT_DIR | --vocab FILE | --fit-all] [--what states|actions]\n"

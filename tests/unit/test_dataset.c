@@ -81,8 +81,9 @@ static void test_build_roundtrip_determinism(void)
             CHECK(files_equal(f1, f2));
         }
         ns_dataset c;
-        if (ns_dataset_load(&c, d1, &e) != NS_OK) printf("  load: %s: %s\n", e.file, e.msg);
-        CHECK(ns_dataset_load(&c, d1, &e) == NS_OK);
+        ns_status lst = ns_dataset_load(&c, d1, &e);
+        if (lst != NS_OK) printf("  load: %s: %s\n", e.file, e.msg);
+        CHECK(lst == NS_OK);
         CHECK_EQ_INT(c.nproblems, 3);
         CHECK_EQ_INT(ns_dataset_nstates(&c), ns_dataset_nstates(&a));
         CHECK_EQ_INT(ns_dataset_ntransitions(&c), ns_dataset_ntransitions(&a));
