@@ -17,7 +17,7 @@
 #define DEFAULT_MODEL "all-MiniLM-L6-v2"
 
 typedef struct embed_args {
-    const char *model, *cache, *out, *domains;
+    const char *model, *cache, *out, *domains, *states_out, *actions_out;
     long batch;
     bool quiet, json;
     const char *pos[64];
@@ -69,6 +69,8 @@ static int parse_args(int argc, char **argv, embed_args *a)
         else if (!strcmp(s, "--cache") && more) a->cache = argv[++i];
         else if (!strcmp(s, "-o") && more) a->out = argv[++i];
         else if (!strcmp(s, "--domains") && more) a->domains = argv[++i];
+        else if (!strcmp(s, "--states-out") && more) a->states_out = argv[++i];
+        else if (!strcmp(s, "--actions-out") && more) a->actions_out = argv[++i];
         else if (!strcmp(s, "--batch") && more) {
             if (!cli_parse_long("embed", "--batch", argv[++i], &a->batch)) return NS_ERR_USAGE;
             if (a->batch < 1 || a->batch > 4096) return cli_usage("embed", "--batch must lie in 1..4096");
@@ -248,8 +250,10 @@ static int embed_dataset(const embed_args *a)
         if (ns_render_prep_new(&preps[i], r, &rp, &err) != NS_OK) rc = cli_report(&err);
     }
     ns_render_free(r);
-    /* texts: the prompts of all states, then the actions of all transitions */
-    int64_t ns = ns_dataset_nstates(&ds), nt = ns_dataset_ntransitions(&ds), n = 0;
+    /* texts: the prompts of all states (rows = global state ids), then every
+     * problem's actions (rows = global action ids: action_offset[p] + op) */
+    int64_t ns = ns_dataset_nstates(&ds), nt = 0, n = 0;
+    for (int i = 0; i < ds.nproblems; i++) nt += ds.problems[i].nops;
     ns_buf all;
     ns_buf_init(&all);
     size_t *off = ns_xmalloc((size_t)(ns + nt + 1) * sizeof *off), *lens = ns_xmalloc((size_t)(ns + nt + 1) * sizeof *lens);
@@ -258,12 +262,12 @@ static int embed_dataset(const embed_args *a)
         ns_render_prep_prompt_bits(preps[((const int32_t *)ds.state_problem.data)[s]], ns_dataset_state(&ds, s), &all);
         lens[n] = all.len - off[n];
     }
-    for (int64_t t = 0; t < nt && !rc; t++, n++) {
-        const int32_t *tr = ns_dataset_transition(&ds, t);
-        off[n] = all.len;
-        ns_buf_puts(&all, ds.problems[tr[0]].ops[tr[2]]);
-        lens[n] = all.len - off[n];
-    }
+    for (int i = 0; i < ds.nproblems && !rc; i++)
+        for (int op = 0; op < ds.problems[i].nops; op++, n++) {
+            off[n] = all.len;
+            ns_buf_puts(&all, ds.problems[i].ops[op]);
+            lens[n] = all.len - off[n];
+        }
     const char **texts = ns_xmalloc((size_t)(n + 1) * sizeof *texts);
     for (int64_t i = 0; i < n; i++) texts[i] = all.data + off[i];
     ns_bert *m = NULL;
@@ -280,10 +284,13 @@ static int embed_dataset(const embed_args *a)
     if (!rc) rc = run_embed(&a2, m, n, texts, lens, &t, &computed, &seconds, &cpu);
     if (!rc) {
         char what[1200];
-        snprintf(what, sizeof what, "%s (%lld states, %lld transitions) -> %s", dir, (long long)ns, (long long)nt,
+        snprintf(what, sizeof what, "%s (%lld states, %lld actions) -> %s", dir, (long long)ns, (long long)nt,
                  cache.data);
         report(a, m, what, n, computed, seconds, cpu, &t);
     }
+    /* row-aligned matrices for `nextstate train --state-features/--action-features` */
+    if (!rc && a->states_out) rc = write_rows(a->states_out, &t, ns, texts, lens);
+    if (!rc && a->actions_out) rc = write_rows(a->actions_out, &t, nt, texts + ns, lens + ns);
     ns_embed_table_free(&t);
     ns_bert_free(m);
     ns_buf_free(&cache);

@@ -71,8 +71,11 @@ static const command commands[] = {
      "       side-by-side runs)] [--repeat K (best of K timed passes)] [--quiet]"},
     {"embed", cmd_embed, "neural text embeddings (MiniLM / MPNet) of prompts and actions, cached",
      "nextstate embed DATASET_DIR [--model NAME|DIR] [--cache DIR] [--batch N] [--domains DIR] [--quiet] [--json]\n"
-     "  Renders every state's prompt and every transition's action text, embeds the texts the cache lacks and\n"
+     "                [--states-out S.npy] [--actions-out A.npy]\n"
+     "  Renders every state's prompt and every action's text, embeds the texts the cache lacks and\n"
      "  saves the cache (default DATASET_DIR/embeddings/MODEL): embeddings.npy [N, D] float32, keys.npy, manifest.json.\n"
+     "  --states-out / --actions-out also write row-aligned float32 matrices (rows = global state ids /\n"
+     "  global action ids = action_offset[problem] + operator) for `nextstate train --state-features`.\n"
      "nextstate embed texts FILE.jsonl [-o OUT.npy] [--cache DIR] [--model …] [--batch N] [--json]\n"
      "  One text a line (a JSON string or {\"text\": …}); OUT.npy gets their embeddings in file order.\n"
      "nextstate embed tokenize TEXT… [--model …] [--json]      (the model-input token ids)\n"
