@@ -79,8 +79,7 @@ static qinfo query(const ns_world_inputs *in, const ns_refs *refs, int64_t i)
     return q;
 }
 
-/* Rank statistics of `truth` among others: greater, equal counts. */
-static void tally(double *hit, double *worst, int64_t greater, int64_t equal, ns_rng *rng, double *rr)
+void ns_eval_tally(double *hit, double *worst, int64_t greater, int64_t equal, ns_rng *rng, double *rr)
 {
     int64_t rank = greater + (int64_t)ns_rng_below(rng, (uint64_t)equal + 1); /* 0-based */
     int64_t wr = greater + equal + 1;                                         /* 1-based worst */
@@ -201,7 +200,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
                 else if (s == ts) eq++;
             }
             npool += (double)cnt;
-            tally(r->hit, r->hit_worst, gt, eq, &rng, &r->mrr);
+            ns_eval_tally(r->hit, r->hit_worst, gt, eq, &rng, &r->mrr);
             if (!o->acc) continue;
             int64_t m = qstart[k + 1] - qstart[k];
             napp += (double)m;
@@ -214,7 +213,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
                 if (s > as) gt++;
                 else if (s == as) eq++;
             }
-            tally(r->acc, r->acc_worst, gt, eq, &rng, NULL);
+            ns_eval_tally(r->acc, r->acc_worst, gt, eq, &rng, NULL);
         }
         ns_progress_update(&pg, (long)(q0 + qn), (long)n, "queries");
     }

@@ -77,11 +77,19 @@ static ns_status check_opts(const ns_feat_opts *o, ns_error *err)
 
 /* ---- term table: open addressing over one byte arena ------------------------ */
 
+/* A slot holds what a probe compares, so a probe touches one slot: the
+ * term's packed bytes when it has at most 8 (then key and len identify it),
+ * else its hash (then the bytes are compared too). */
+typedef struct tslot {
+    uint64_t key;
+    int32_t e; /* entry id, -1 empty */
+    int32_t len;
+} tslot;
+
 struct ns_feat_table {
-    int32_t *slots; /* entry id, -1 empty */
+    tslot *slots;
     size_t mask;
-    uint64_t *hash;
-    uint64_t *pk;   /* pack8 of each term: terms of <= 8 bytes compare by it */
+    uint64_t *hash; /* per entry, for growing */
     int64_t *off;
     int32_t *len;
     int64_t n, cap;
@@ -137,7 +145,7 @@ static void table_init(ns_feat_table *t)
     memset(t, 0, sizeof *t);
     t->mask = 1023;
     t->slots = ns_xmalloc((t->mask + 1) * sizeof *t->slots);
-    memset(t->slots, 0xff, (t->mask + 1) * sizeof *t->slots);
+    for (size_t i = 0; i <= t->mask; i++) t->slots[i].e = -1;
     t->arena = ns_xmalloc(1);
     t->acap = 1;
 }
@@ -147,7 +155,6 @@ static void table_free(ns_feat_table *t)
     if (!t) return;
     free(t->slots);
     free(t->hash);
-    free(t->pk);
     free(t->off);
     free(t->len);
     free(t->arena);
@@ -157,12 +164,12 @@ static void table_free(ns_feat_table *t)
 static inline int64_t table_find_pk(const ns_feat_table *t, const char *key, size_t len, uint64_t h, uint64_t pk)
 {
     size_t i = (size_t)h & t->mask;
+    uint64_t sk = len <= 8 ? pk : h;
     for (;;) {
-        int32_t e = t->slots[i];
-        if (e < 0) return -1;
-        if (t->hash[e] == h && (size_t)t->len[e] == len && t->pk[e] == pk &&
-            (len <= 8 || !memcmp(t->arena + t->off[e] + 8, key + 8, len - 8)))
-            return e;
+        const tslot *sl = &t->slots[i];
+        if (sl->e < 0) return -1;
+        if (sl->key == sk && (size_t)sl->len == len && (len <= 8 || !memcmp(t->arena + t->off[sl->e], key, len)))
+            return sl->e;
         i = (i + 1) & t->mask;
     }
 }
@@ -181,18 +188,27 @@ static inline int64_t table_find_padded(const ns_feat_table *t, const char *key,
     return table_find_pk(t, key, len, h, pk);
 }
 
+static void slot_put(tslot *slots, size_t mask, uint64_t h, uint64_t key, int32_t e, int32_t len)
+{
+    size_t i = (size_t)h & mask;
+    while (slots[i].e >= 0) i = (i + 1) & mask;
+    slots[i].key = key;
+    slots[i].e = e;
+    slots[i].len = len;
+}
+
 /* Adds key (known absent) and returns its id. */
 static int64_t table_add(ns_feat_table *t, const char *key, size_t len, uint64_t h)
 {
     if ((size_t)(t->n + 1) * 2 > t->mask + 1) {
         size_t nm = t->mask * 2 + 1;
-        int32_t *ns = ns_xmalloc((nm + 1) * sizeof *ns);
-        memset(ns, 0xff, (nm + 1) * sizeof *ns);
-        for (int64_t e = 0; e < t->n; e++) {
-            size_t i = (size_t)t->hash[e] & nm;
-            while (ns[i] >= 0) i = (i + 1) & nm;
-            ns[i] = (int32_t)e;
-        }
+        tslot *ns = ns_xmalloc((nm + 1) * sizeof *ns);
+        for (size_t i = 0; i <= nm; i++) ns[i].e = -1;
+        for (size_t i = 0; i <= t->mask; i++)
+            if (t->slots[i].e >= 0) {
+                const tslot *o = &t->slots[i];
+                slot_put(ns, nm, t->hash[o->e], o->key, o->e, o->len);
+            }
         free(t->slots);
         t->slots = ns;
         t->mask = nm;
@@ -200,7 +216,6 @@ static int64_t table_add(ns_feat_table *t, const char *key, size_t len, uint64_t
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 1024;
         t->hash = ns_xrealloc(t->hash, (size_t)t->cap * sizeof *t->hash);
-        t->pk = ns_xrealloc(t->pk, (size_t)t->cap * sizeof *t->pk);
         t->off = ns_xrealloc(t->off, (size_t)t->cap * sizeof *t->off);
         t->len = ns_xrealloc(t->len, (size_t)t->cap * sizeof *t->len);
     }
@@ -212,13 +227,10 @@ static int64_t table_add(ns_feat_table *t, const char *key, size_t len, uint64_t
     t->arena[t->alen + len] = 0;
     int64_t e = t->n++;
     t->hash[e] = h;
-    t->pk[e] = pack8(key, len);
     t->off[e] = (int64_t)t->alen;
     t->len[e] = (int32_t)len;
     t->alen += len + 1;
-    size_t i = (size_t)h & t->mask;
-    while (t->slots[i] >= 0) i = (i + 1) & t->mask;
-    t->slots[i] = (int32_t)e;
+    slot_put(t->slots, t->mask, h, len <= 8 ? pack8(key, len) : h, (int32_t)e, (int32_t)len);
     return e;
 }
 

@@ -76,6 +76,8 @@ struct ns_ref_model {
     int64_t disagree;
     ns_strmap **atom_ids; /* per dataset, per problem: normalised atom text → id */
     char ***atom_norm;    /* the keys of those maps */
+    char ****ctx;         /* per dataset, per problem: sorted statics + "goal " literals */
+    int **nctx;
 };
 
 int ns_ref_method_parse(const char *name)
@@ -304,9 +306,14 @@ void ns_ref_free(ns_ref_model *m)
             for (int p = 0; p < ds->nproblems; p++) total += ds->problems[p].natoms;
             ns_ref_atoms_free(m->atom_norm[d], total);
             free(m->atom_ids[d]);
+            for (int p = 0; p < ds->nproblems; p++) ns_ref_atoms_free(m->ctx[d][p], m->nctx[d][p]);
+            free(m->ctx[d]);
+            free(m->nctx[d]);
         }
         free(m->atom_ids);
         free(m->atom_norm);
+        free(m->ctx);
+        free(m->nctx);
     }
     free(m);
 }
@@ -317,6 +324,8 @@ static void build_atom_maps(ns_ref_model *m)
     const ns_world_inputs *in = m->in;
     m->atom_ids = ns_xcalloc((size_t)in->nds, sizeof *m->atom_ids);
     m->atom_norm = ns_xcalloc((size_t)in->nds, sizeof *m->atom_norm);
+    m->ctx = ns_xcalloc((size_t)in->nds, sizeof *m->ctx);
+    m->nctx = ns_xcalloc((size_t)in->nds, sizeof *m->nctx);
     for (int d = 0; d < in->nds; d++) {
         const ns_dataset *ds = in->ds[d];
         int total = 0;
@@ -324,7 +333,22 @@ static void build_atom_maps(ns_ref_model *m)
         m->atom_ids[d] = ns_xcalloc((size_t)(ds->nproblems ? ds->nproblems : 1), sizeof **m->atom_ids);
         m->atom_norm[d] = ns_xcalloc((size_t)(total ? total : 1), sizeof **m->atom_norm);
         int at = 0;
+        m->ctx[d] = ns_xcalloc((size_t)(ds->nproblems ? ds->nproblems : 1), sizeof **m->ctx);
+        m->nctx[d] = ns_xcalloc((size_t)(ds->nproblems ? ds->nproblems : 1), sizeof **m->nctx);
         for (int p = 0; p < ds->nproblems; p++) {
+            const ns_ds_problem *P = &ds->problems[p];
+            char **c = ns_xmalloc((size_t)(P->nstatics + P->ngoal + 1) * sizeof *c);
+            int nc = 0;
+            for (int k = 0; k < P->nstatics + P->ngoal; k++) {
+                ns_buf o;
+                ns_buf_init(&o);
+                if (k >= P->nstatics) ns_buf_puts(&o, "goal ");
+                ns_buf_puts(&o, k < P->nstatics ? P->statics[k] : P->goal[k - P->nstatics]);
+                c[nc++] = o.data;
+            }
+            qsort(c, (size_t)nc, sizeof *c, cmp_str);
+            m->ctx[d][p] = c;
+            m->nctx[d][p] = nc;
             ns_strmap_init(&m->atom_ids[d][p]);
             for (int a = 0; a < ds->problems[p].natoms; a++) {
                 ns_buf o;
@@ -457,18 +481,18 @@ int ns_ref_predict_atoms(const ns_ref_model *m, int d, int64_t t, char ***atoms)
 
 /* ---- evaluation ------------------------------------------------------------------- */
 
-/* The rank rule of evaluate.h: random rank = greater + U{0 … equal},
- * 0-based, hit when < k; worst rank = greater + equal + 1, hit when ≤ k. */
-static void tally(ns_eval_result *r, int64_t greater, int64_t equal, ns_rng *rng)
+/* |A ∩ B| and |A ∪ B| of two sorted string lists. */
+static void context_overlap(char **a, int na, char **b, int nb, int *inter, int *uni)
 {
-    int64_t rank = greater + (int64_t)ns_rng_below(rng, (uint64_t)equal + 1);
-    int64_t wr = greater + equal + 1;
-    static const int ks[3] = {1, 5, 10};
-    for (int k = 0; k < 3; k++) {
-        if (rank < ks[k]) r->hit[k] += 1;
-        if (wr <= ks[k]) r->hit_worst[k] += 1;
+    int i = 0, j = 0, c = 0;
+    while (i < na && j < nb) {
+        int k = strcmp(a[i], b[j]);
+        if (!k) c++, i++, j++;
+        else if (k < 0) i++;
+        else j++;
     }
-    r->mrr += 1.0 / (double)(rank + 1);
+    *inter = c;
+    *uni = na + nb - c;
 }
 
 static int popcount64(uint64_t x) { return __builtin_popcountll(x); }
@@ -504,7 +528,10 @@ ns_status ns_ref_eval(const ns_ref_model *m, const ns_refs *refs, const int64_t 
         if (in->ds[d]->words > maxw) maxw = in->ds[d]->words;
         if (in->ds[d]->nproblems > maxp) maxp = in->ds[d]->nproblems;
     }
+    int *cint = NULL, *cuni = NULL;
     if (m->method == NS_REF_STRIPS) {
+        cint = ns_xmalloc((size_t)maxp * sizeof *cint);
+        cuni = ns_xmalloc((size_t)maxp * sizeof *cuni);
         pbits = ns_xmalloc((size_t)maxp * maxw * sizeof *pbits);
         pextra = ns_xmalloc((size_t)maxp * sizeof *pextra);
         pcount = ns_xmalloc((size_t)maxp * sizeof *pcount);
@@ -534,6 +561,8 @@ ns_status ns_ref_eval(const ns_ref_model *m, const ns_refs *refs, const int64_t 
                     memset(pb, 0, (size_t)maxw * sizeof *pb);
                     pextra[p] = 0;
                     pcount[p] = 0;
+                    int q = ((const int32_t *)ds->transitions.data)[4 * refs->ref[2 * i + 1]];
+                    context_overlap(m->ctx[d][q], m->nctx[d][q], m->ctx[d][p], m->nctx[d][p], &cint[p], &cuni[p]);
                     for (int a = 0; a < na; a++) {
                         int id = ns_strmap_get(&m->atom_ids[d][p], atoms[a]);
                         if (id < 0) pextra[p]++;
@@ -541,7 +570,7 @@ ns_status ns_ref_eval(const ns_ref_model *m, const ns_refs *refs, const int64_t 
                     }
                 }
                 const uint64_t *cb = ns_dataset_state(ds, pool[j]);
-                int64_t inter = 0, uni = pextra[p];
+                int64_t inter = cint[p], uni = pextra[p] + cuni[p];
                 for (int w = 0; w < ds->words; w++) inter += popcount64(pb[w] & cb[w]), uni += popcount64(pb[w] | cb[w]);
                 score[j] = uni ? (double)inter / (double)uni : 1.0;
             }
@@ -563,7 +592,7 @@ ns_status ns_ref_eval(const ns_ref_model *m, const ns_refs *refs, const int64_t 
             if (score[j] > score[0]) gt++;
             else if (score[j] == score[0]) eq++;
         }
-        tally(r, gt, eq, &rng);
+        ns_eval_tally(r->hit, r->hit_worst, gt, eq, &rng, &r->mrr);
     }
     for (int k = 0; k < 3; k++) r->hit[k] /= (double)n, r->hit_worst[k] /= (double)n;
     r->mrr /= (double)n;
@@ -574,6 +603,8 @@ ns_status ns_ref_eval(const ns_ref_model *m, const ns_refs *refs, const int64_t 
     free(pextra);
     free(pcount);
     free(pstamp);
+    free(cint);
+    free(cuni);
     r->seconds = ns_now() - t0;
     return NS_OK;
 }

@@ -68,6 +68,13 @@ int64_t *ns_eval_make_pools(const ns_world_inputs *in, const ns_refs *refs, ns_p
 
 /* The result as a JSON object (no trailing newline). */
 void ns_eval_json(const ns_eval_result *r, ns_buf *b);
+
+/* The rank rule shared by every method: with `greater` candidates scoring
+ * above the truth and `equal` tying it, the random rank is greater +
+ * U{0 … equal} (0-based; a hit at k when < k) and the worst-case rank is
+ * greater + equal + 1 (a hit when ≤ k).  Adds to hit[0..2] / worst[0..2] for
+ * k = 1, 5, 10 and, when rr is non-NULL, the reciprocal random rank. */
+void ns_eval_tally(double *hit, double *worst, int64_t greater, int64_t equal, ns_rng *rng, double *rr);
 /* A readable table. */
 void ns_eval_table(const ns_eval_result *r, ns_buf *b);
 

@@ -22,8 +22,12 @@
  *                  whose lifted add or delete set differs counts as one
  *                  disagreement.  Prediction: (s ∖ del) ∪ add with ?p<i> → oi;
  *                  a candidate c scores the Jaccard similarity |P∩C| / |P∪C|
- *                  of the atom-text sets (1 exactly when P = C; atoms of other
- *                  problems compare by text).  Ties use the same random and
+ *                  of the atom-text sets, each set extended with its problem's
+ *                  context (static atoms and "goal <literal>" entries, the
+ *                  prompt's problem and GOAL text), so 1 exactly when the
+ *                  fluents, statics and goal all agree: a state of another
+ *                  problem with the same fluent atoms is a different state
+ *                  (interpolation pools draw from every problem).  Ties use the same random and
  *                  worst rules as every other method: a candidate with the
  *                  same score as the truth (e.g. a second copy of the truth's
  *                  atom set) counts against it under the worst rule.  An
