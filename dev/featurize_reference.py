@@ -19,10 +19,19 @@ test fits on "train" and compares both transforms to 1e-6.
 
 Run from the repository root:  python3 dev/featurize_reference.py
 (needs numpy and scikit-learn: pip install scikit-learn; the tests do not).
+
+Cross-check of the command-line tool on a real dataset:
+  python3 dev/featurize_reference.py check DATASET_DIR SPLIT_DIR OUTDIR [tfidf|char|bow|context]
+fits scikit-learn on the prompts of the split's training states (texts from
+`nextstate data export --text`, so it needs build/nextstate) and compares
+every row of OUTDIR (made by `nextstate featurize DATASET_DIR --kind K
+--fit-on SPLIT_DIR --svd-dim 0 -o OUTDIR`) with its transform.
 """
 import json
 import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import sklearn
@@ -147,5 +156,47 @@ def main():
         print(name, os.path.getsize(os.path.join(OUT, name)), "bytes")
 
 
+def check(dataset, split, outdir, kind="tfidf"):
+    """Compares a `nextstate featurize` CSR output with scikit-learn."""
+    import scipy.sparse as sp
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "nextstate")
+    lines = subprocess.run([exe, "data", "export", dataset, "--text"], check=True, capture_output=True,
+                           text=True).stdout.splitlines()
+    text = {}
+    for line in lines:
+        r = json.loads(line)
+        text[r["state"]] = r["state_text"]
+        text[r["next_state"]] = r["next_state_text"]
+    n = max(text) + 1
+    if kind == "context":  # the CURRENT STATE block emptied
+        for s_, t in text.items():
+            a = t.index("### CURRENT STATE ###\n") + len("### CURRENT STATE ###\n")
+            b = t.index("\n\n### GOAL DESCRIPTION ###")
+            text[s_] = t[:a] + t[b:]
+    tr = np.load(os.path.join(dataset, "transitions.npy"))
+    train = np.load(os.path.join(split, "train.npy"))
+    ids = sorted(set(int(tr[t, 1]) for d, t in train if d == 0) | set(int(tr[t, 3]) for d, t in train if d == 0))
+    if kind in ("tfidf", "context"):
+        vec = TfidfVectorizer(token_pattern=PATTERN, ngram_range=(1, 2), min_df=2, sublinear_tf=True)
+    elif kind == "char":
+        vec = TfidfVectorizer(analyzer="char", ngram_range=(3, 5), min_df=2, sublinear_tf=True)
+    else:
+        vec = CountVectorizer(token_pattern=PATTERN)
+    vec.fit([text[i] for i in ids])
+    ref = vec.transform([text[i] for i in range(n)]).tocsr()
+    shape = np.load(os.path.join(outdir, "states_shape.npy"))
+    ours = sp.csr_array((np.load(os.path.join(outdir, "states_values.npy")),
+                         np.load(os.path.join(outdir, "states_indices.npy")),
+                         np.load(os.path.join(outdir, "states_indptr.npy"))), shape=tuple(shape))
+    terms = json.load(open(os.path.join(outdir, "featurizer.json")))["terms"]
+    same_terms = list(vec.get_feature_names_out()) == terms
+    diff = abs(ours - ref).max() if ours.shape == ref.shape else float("inf")
+    print(f"{outdir}: {n} states, {len(terms)} terms (same order as scikit-learn: {same_terms}), "
+          f"{len(ids)} training states; max |difference| {diff:.3g}")
+    return 0 if same_terms and diff <= 1e-6 else 1
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "check":
+        sys.exit(check(*sys.argv[2:]))
     main()

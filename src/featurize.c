@@ -1171,6 +1171,20 @@ static void sym_eig(double *A, int n, double *d)
     }
 }
 
+/* Z[V × V] = XᵀX, one ns_sgemm per chunk of densified rows. */
+static void gram_exact(const ns_csr *X, float *Z)
+{
+    int64_t V = X->ncols, ch = dense_chunk(V);
+    memset(Z, 0, (size_t)(V * V) * sizeof *Z);
+    float *D = ns_xmalloc((size_t)(ch * V) * sizeof *D);
+    for (int64_t r0 = 0; r0 < X->nrows; r0 += ch) {
+        int64_t c = X->nrows - r0 < ch ? X->nrows - r0 : ch;
+        densify(X, r0, c, D);
+        ns_sgemm(true, false, (int)V, (int)V, (int)c, 1.0f, D, (int)V, D, (int)V, 1.0f, Z, (int)V);
+    }
+    free(D);
+}
+
 void ns_truncated_svd(const ns_csr *X, int k, int oversample, int iters, uint64_t seed, float *components, float *sv)
 {
     int64_t V = X->ncols;
@@ -1197,10 +1211,14 @@ void ns_truncated_svd(const ns_csr *X, int k, int oversample, int iters, uint64_
         Z = t;
         orthonormalize(P, V, l, &rng);
     }
-    /* Rayleigh–Ritz: H = Pᵀ XᵀX P */
-    gram_apply(X, P, l, Z);
+    /* Rayleigh–Ritz: H = Pᵀ XᵀX P (XᵀX itself when exact) */
     float *H = ns_xmalloc((size_t)l * l * sizeof *H);
-    ns_sgemm(true, false, l, l, (int)V, 1.0f, P, l, Z, l, 0.0f, H, l);
+    if (exact) {
+        gram_exact(X, H);
+    } else {
+        gram_apply(X, P, l, Z);
+        ns_sgemm(true, false, l, l, (int)V, 1.0f, P, l, Z, l, 0.0f, H, l);
+    }
     double *A = ns_xmalloc((size_t)l * l * sizeof *A);
     double *d = ns_xmalloc((size_t)l * sizeof *d);
     for (int i = 0; i < l; i++)

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "nextstate/dataset.h"
 #include "nextstate/json.h"
+#include "nextstate/featurize.h"
 #include "nextstate/render.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -194,31 +195,6 @@ static void put_literals(ns_buf *b, const ns_dataset *ds, int64_t s)
     ns_buf_free(&tmp);
 }
 
-/* Prepared renderers for every problem of ds (template found by the
- * dataset's PDDL domain name under domains_dir). */
-static int prepare_renders(const ns_dataset *ds, const char *domains_dir, ns_render_prep ***out)
-{
-    ns_render *r;
-    ns_error err;
-    if (ns_render_find(&r, domains_dir, ds->domain_name, &err) != NS_OK) return cli_report(&err);
-    ns_render_prep **preps = ns_xcalloc((size_t)ds->nproblems + 1, sizeof *preps);
-    for (int i = 0; i < ds->nproblems; i++) {
-        const ns_ds_problem *p = &ds->problems[i];
-        ns_render_problem rp = {p->nobjects, (const char *const *)p->objects, (const char *const *)p->object_types,
-                                p->natoms,   (const char *const *)p->atoms,   p->nstatics,
-                                (const char *const *)p->statics, p->ngoal, (const char *const *)p->goal};
-        if (ns_render_prep_new(&preps[i], r, &rp, &err) != NS_OK) {
-            for (int j = 0; j < i; j++) ns_render_prep_free(preps[j]);
-            free(preps);
-            ns_render_free(r);
-            return cli_report(&err);
-        }
-    }
-    ns_render_free(r);
-    *out = preps;
-    return 0;
-}
-
 static void put_prompt(ns_buf *b, ns_buf *tmp, const ns_dataset *ds, ns_render_prep *const *preps, int64_t s)
 {
     tmp->len = 0;
@@ -243,12 +219,9 @@ static int data_export(int argc, char **argv)
     ns_error err;
     if (ns_dataset_load(&ds, dir, &err) != NS_OK) return cli_report(&err);
     ns_render_prep **preps = NULL;
-    if (text) {
-        int rc = prepare_renders(&ds, domains_dir, &preps);
-        if (rc) {
-            ns_dataset_free(&ds);
-            return rc;
-        }
+    if (text && ns_feat_renders_new(&preps, &ds, domains_dir, &err) != NS_OK) {
+        ns_dataset_free(&ds);
+        return cli_report(&err);
     }
     ns_buf b, tmp;
     ns_buf_init(&b);
@@ -275,8 +248,7 @@ static int data_export(int argc, char **argv)
         ns_buf_printf(&b, ", \"hstar\": %d, \"next_hstar\": %d, \"optimal\": %s}\n", hs[r[1]], hs[r[3]],
                       opt[t] ? "true" : "false");
     }
-    for (int i = 0; preps && i < ds.nproblems; i++) ns_render_prep_free(preps[i]);
-    free(preps);
+    ns_feat_renders_free(preps, ds.nproblems);
     ns_buf_free(&tmp);
     int rc = 0;
     if (out) {

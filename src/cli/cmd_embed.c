@@ -12,6 +12,7 @@
 #include "nextstate/embed.h"
 #include "nextstate/json.h"
 #include "nextstate/npy.h"
+#include "nextstate/featurize.h"
 #include "nextstate/render.h"
 
 #define DEFAULT_MODEL "all-MiniLM-L6-v2"
@@ -235,21 +236,12 @@ static int embed_dataset(const embed_args *a)
     ns_dataset ds;
     ns_error err;
     if (ns_dataset_load(&ds, dir, &err) != NS_OK) return cli_report(&err);
-    ns_render *r = NULL;
-    if (ns_render_find(&r, a->domains, ds.domain_name, &err) != NS_OK) {
+    int rc = 0;
+    ns_render_prep **preps = NULL;
+    if (ns_feat_renders_new(&preps, &ds, a->domains, &err) != NS_OK) {
         ns_dataset_free(&ds);
         return cli_report(&err);
     }
-    int rc = 0;
-    ns_render_prep **preps = ns_xcalloc((size_t)ds.nproblems + 1, sizeof *preps);
-    for (int i = 0; i < ds.nproblems && !rc; i++) {
-        const ns_ds_problem *p = &ds.problems[i];
-        ns_render_problem rp = {p->nobjects, (const char *const *)p->objects, (const char *const *)p->object_types,
-                                p->natoms,   (const char *const *)p->atoms,   p->nstatics,
-                                (const char *const *)p->statics, p->ngoal, (const char *const *)p->goal};
-        if (ns_render_prep_new(&preps[i], r, &rp, &err) != NS_OK) rc = cli_report(&err);
-    }
-    ns_render_free(r);
     /* texts: the prompts of all states (rows = global state ids), then every
      * problem's actions (rows = global action ids: action_offset[p] + op) */
     int64_t ns = ns_dataset_nstates(&ds), nt = 0, n = 0;
@@ -298,8 +290,7 @@ static int embed_dataset(const embed_args *a)
     free(off);
     free(lens);
     ns_buf_free(&all);
-    for (int i = 0; i < ds.nproblems; i++) ns_render_prep_free(preps[i]);
-    free(preps);
+    ns_feat_renders_free(preps, ds.nproblems);
     ns_dataset_free(&ds);
     return rc;
 }

@@ -291,11 +291,11 @@ int cmd_featurize(int argc, char **argv)
     const char *fit_desc = a.vocab ? "vocab" : a.fit_on ? "split" : a.fit_all ? "all" : "none";
     if (!have_f) {
         double t = ns_now();
-        if (a.fit_on) {
+        if (a.fit_on && o.kind != NS_FEAT_RANDOM) {
             rc = fit_on_split(&a, &o, &target, &f);
         } else {
             ns_feat_docs fd = docs;
-            if (o.kind == NS_FEAT_RANDOM && !a.fit_all) fd.n = 0;
+            if (o.kind == NS_FEAT_RANDOM) fd.n = 0; /* nothing to fit */
             if (ns_featurizer_fit(&f, &o, &fd, &err) != NS_OK) rc = cli_report(&err);
         }
         have_f = !rc;
