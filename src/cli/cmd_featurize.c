@@ -288,7 +288,7 @@ int cmd_featurize(int argc, char **argv)
     ns_feat_ds_ctx ctx;
     ns_feat_docs docs;
     ns_feat_docs_dataset(&docs, &ctx, ds, target.preps, o.source, pairs, nrows);
-    const char *fit_desc = a.vocab ? "vocab" : a.fit_on ? "split" : a.fit_all ? "all" : "none";
+    const char *fit_desc = a.vocab ? "vocab" : o.kind == NS_FEAT_RANDOM ? "none" : a.fit_on ? "split" : a.fit_all ? "all" : "none";
     if (!have_f) {
         double t = ns_now();
         if (a.fit_on && o.kind != NS_FEAT_RANDOM) {
@@ -395,8 +395,9 @@ int cmd_featurize(int argc, char **argv)
         if (sparse) fprintf(stderr, "[%lld x %lld], %lld non-zeros", (long long)nrows, (long long)dim, (long long)nnz);
         else fprintf(stderr, "[%lld x %lld]", (long long)nrows, (long long)dim);
         if (f.svd_dim) fprintf(stderr, " (SVD of %lld terms)", (long long)f.nterms);
-        fprintf(stderr, "; fit %s", fit_desc);
-        if (!a.vocab) fprintf(stderr, " on %lld documents in %.2f s", (long long)f.ndocs, t_fit);
+        if (f.opts.kind == NS_FEAT_RANDOM) fprintf(stderr, "; nothing to fit");
+        else fprintf(stderr, "; fit %s", fit_desc);
+        if (!a.vocab && f.opts.kind != NS_FEAT_RANDOM) fprintf(stderr, " on %lld documents in %.2f s", (long long)f.ndocs, t_fit);
         fprintf(stderr, ", transform %.2f s, write %.2f s, total %.2f s\n", t_tr, t_wr, ns_now() - t0);
     }
     ns_buf_free(&name);
