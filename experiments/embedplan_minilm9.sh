@@ -7,7 +7,7 @@
 # env: MODEL (all-MiniLM-L6-v2), EPOCHS (60), LR (1e-3), SEED (1), JOBS (2), TL (10 s per problem)
 set -u
 BUILD=${BUILD:-build}
-NS="$PWD/$BUILD/nextstate"
+NS=${NS_BIN:-$PWD/$BUILD/nextstate}
 BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
 OUT=${1:-results/embedplan_minilm9}
 MODEL=${MODEL:-all-MiniLM-L6-v2}
