@@ -53,7 +53,7 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 test: deps all

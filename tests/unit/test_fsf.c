@@ -6,104 +6,10 @@
 #include "nextstate/fsf.h"
 #include "nextstate/npy.h"
 #include "nextstate/plan.h"
+#include "seeda.h"
 #include "test.h"
 
-static const char *DOMS[] = {"blocks", "gripper", "logistics", "visitall-from-everywhere"};
-static const char *SPLITS[] = {"train", "validation", "test-interpolation", "test-extrapolation"};
-
 static char tmpdir[256];
-
-typedef struct loaded {
-    ns_domain d;
-    ns_problem p;
-    ns_task t;
-    int nstates;
-    ns_word *states;
-} loaded;
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char **list_stems(const char *dir, const char *ext, const char *not_suffix, int *n)
-{
-    *n = 0;
-    DIR *dp = opendir(dir);
-    if (!dp) return NULL;
-    char **names = NULL;
-    int cap = 0;
-    struct dirent *de;
-    size_t le = strlen(ext);
-    while ((de = readdir(dp))) {
-        size_t l = strlen(de->d_name);
-        if (l <= le || strcmp(de->d_name + l - le, ext) != 0) continue;
-        char stem[512];
-        snprintf(stem, sizeof stem, "%.*s", (int)(l - le), de->d_name);
-        size_t ls = strlen(not_suffix), lt = strlen(stem);
-        if (lt >= ls && !strcmp(stem + lt - ls, not_suffix)) continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            names = realloc(names, sizeof(char *) * (size_t)cap);
-        }
-        names[(*n)++] = strdup(stem);
-    }
-    closedir(dp);
-    qsort(names, (size_t)*n, sizeof(char *), cmp_str);
-    return names;
-}
-
-static bool load_traj(loaded *L, const char *dom_path, const char *prob_path, const char *plan_path)
-{
-    ns_error e;
-    memset(L, 0, sizeof *L);
-    if (ns_domain_read(&L->d, dom_path, &e) != NS_OK || ns_problem_read(&L->p, &L->d, prob_path, &e) != NS_OK ||
-        ns_task_ground(&L->t, &L->d, &L->p, &e) != NS_OK) {
-        printf("  %s: %s\n", prob_path, e.msg);
-        return false;
-    }
-    ns_plan plan = {0};
-    if (plan_path && ns_plan_read(&plan, &L->t, plan_path, &e) != NS_OK) {
-        printf("  %s: %s\n", plan_path, e.msg);
-        return false;
-    }
-    int W = L->t.nwords;
-    L->nstates = plan.n + 1;
-    L->states = calloc((size_t)L->nstates * (size_t)W, sizeof(ns_word));
-    memcpy(L->states, L->t.init, sizeof(ns_word) * (size_t)W);
-    bool ok = true;
-    for (int i = 0; i < plan.n; i++) {
-        const ns_plan_step *st = &plan.steps[i];
-        int op = ns_task_find_op(&L->t, st->schema, st->args, st->nargs);
-        if (op < 0 || !ns_task_applicable(&L->t, op, L->states + (size_t)i * (size_t)W)) {
-            ok = false;
-            break;
-        }
-        ns_task_apply(&L->t, op, L->states + (size_t)i * (size_t)W, L->states + (size_t)(i + 1) * (size_t)W);
-    }
-    ns_plan_free(&plan);
-    return ok;
-}
-
-static void free_traj(loaded *L)
-{
-    free(L->states);
-    ns_task_free(&L->t);
-    ns_problem_free(&L->p);
-    ns_domain_free(&L->d);
-}
-
-static bool row_equal(const ns_array *a, int64_t row, const float *x, int d)
-{
-    for (int j = 0; j < d; j++) {
-        double g;
-        switch (a->dtype) {
-        case NS_F32: g = ((const float *)a->data)[row * d + j]; break;
-        case NS_F64: g = ((const double *)a->data)[row * d + j]; break;
-        case NS_I64: g = (double)((const int64_t *)a->data)[row * d + j]; break;
-        default: return false;
-        }
-        if (g != (double)x[j]) return false;
-    }
-    return true;
-}
 
 static void test_golden_vectors(void)
 {
