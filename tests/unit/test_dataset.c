@@ -5,49 +5,8 @@
 #include "nextstate/dataset.h"
 #include "nextstate/gen.h"
 #include "nextstate/plan.h"
+#include "gen_fixture.h"
 #include "test.h"
-
-/* Writes n generated ferry/blocksworld problems into dir; returns paths. */
-static char **make_problems(const char *dir, const char *domain, const ns_gen_arg *args, int nargs, int n)
-{
-    char **paths = calloc((size_t)n + 1, sizeof(char *));
-    ns_error e;
-    ns_mkdir_p(dir, &e);
-    for (int i = 0; i < n; i++) {
-        ns_buf b;
-        ns_buf_init(&b);
-        char name[64];
-        snprintf(name, sizeof name, "p%d", i);
-        CHECK(ns_gen_problem(domain, args, nargs, (uint64_t)i + 1, name, &b, &e) == NS_OK);
-        paths[i] = malloc(512);
-        snprintf(paths[i], 512, "%s/%s.pddl", dir, name);
-        CHECK(ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK);
-        ns_buf_free(&b);
-    }
-    return paths;
-}
-
-static void free_paths(char **p, int n)
-{
-    for (int i = 0; i < n; i++) free(p[i]);
-    free(p);
-}
-
-static bool files_equal(const char *a, const char *b)
-{
-    char *x, *y;
-    size_t nx, ny;
-    ns_error e;
-    if (ns_read_file(a, &x, &nx, &e) != NS_OK) return false;
-    if (ns_read_file(b, &y, &ny, &e) != NS_OK) {
-        free(x);
-        return false;
-    }
-    bool eq = nx == ny && memcmp(x, y, nx) == 0;
-    free(x);
-    free(y);
-    return eq;
-}
 
 static const char *FILES[] = {"manifest.json", "states.npy", "state_problem.npy", "state_g.npy", "state_hstar.npy",
                               "transitions.npy", "transition_optimal.npy", "applicable_offsets.npy",
@@ -63,7 +22,9 @@ static void test_build_roundtrip_determinism(void)
     snprintf(d1, sizeof d1, "%s/ds1", tmpdir);
     snprintf(d2, sizeof d2, "%s/ds2", tmpdir);
     ns_gen_arg fe[] = {{"cars", 3}, {"locations", 3}};
-    char **paths = make_problems(pdir, "ferry", fe, 2, 3);
+    char **paths = ns_test_gen_problems(pdir, "ferry", fe, 2, 3, 1, false);
+    CHECK(paths != NULL);
+    if (!paths) return;
     int64_t optimal_edges = -1;
     for (int mode = 0; mode < 3; mode++) { /* optimal, full, optimal + successors */
         ns_dataset_opts o = {mode == 1 ? NS_SPACE_FULL : NS_SPACE_OPTIMAL, 0, 8, 5, 0, false, mode == 2};
@@ -77,8 +38,8 @@ static void test_build_roundtrip_determinism(void)
             char f1[400], f2[400];
             snprintf(f1, sizeof f1, "%s/%s", d1, FILES[i]);
             snprintf(f2, sizeof f2, "%s/%s", d2, FILES[i]);
-            if (!files_equal(f1, f2)) printf("  %s differs between two builds\n", FILES[i]);
-            CHECK(files_equal(f1, f2));
+            if (!ns_test_files_equal(f1, f2)) printf("  %s differs between two builds\n", FILES[i]);
+            CHECK(ns_test_files_equal(f1, f2));
         }
         ns_dataset c;
         ns_status lst = ns_dataset_load(&c, d1, &e);
@@ -133,7 +94,7 @@ static void test_build_roundtrip_determinism(void)
         ns_dataset_free(&b);
         ns_dataset_free(&c);
     }
-    free_paths(paths, 3);
+    ns_test_free_paths(paths, 3);
 }
 
 /* Truncating or flipping a byte of any file gives an error naming it. */

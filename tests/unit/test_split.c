@@ -6,6 +6,7 @@
 #include "nextstate/dataset.h"
 #include "nextstate/gen.h"
 #include "nextstate/split.h"
+#include "gen_fixture.h"
 #include "test.h"
 
 static char tmpdir[256];
@@ -23,30 +24,13 @@ static bool build(int which, const char *domain, const ns_gen_arg *args, int nar
     snprintf(dpath, sizeof dpath, "domains/%s/domain.pddl", domain);
     snprintf(DIRS[which], sizeof DIRS[which], "%s/ds_%d", tmpdir, which);
     ns_error e;
-    ns_mkdir_p(pdir, &e);
-    char **paths = calloc((size_t)nprob, sizeof(char *));
-    bool ok = true;
-    for (int i = 0; i < nprob && ok; i++) {
-        ns_buf b;
-        ns_buf_init(&b);
-        char name[64];
-        snprintf(name, sizeof name, "p%d", i);
-        /* vary the size a little: the first option grows with i */
-        ns_gen_arg a[4];
-        memcpy(a, args, sizeof(ns_gen_arg) * (size_t)nargs);
-        if (nargs > 0) a[0].value += i % 2;
-        ok = ns_gen_problem(domain, a, nargs, (uint64_t)i + 11, name, &b, &e) == NS_OK;
-        paths[i] = malloc(512);
-        snprintf(paths[i], 512, "%s/%s.pddl", pdir, name);
-        if (ok) ok = ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK;
-        ns_buf_free(&b);
-    }
+    char **paths = ns_test_gen_problems(pdir, domain, args, nargs, nprob, 11, true);
+    bool ok = paths != NULL;
     ns_dataset_opts o = {mode, 0, plans, 7, 0, false, false};
     if (ok) ok = ns_dataset_build(&DS[which], dpath, (const char *const *)paths, nprob, &o, &e) == NS_OK;
     if (ok) ok = ns_dataset_save(&DS[which], DIRS[which], &e) == NS_OK;
     if (!ok) printf("  building %s: %s: %s\n", domain, e.file, e.msg);
-    for (int i = 0; i < nprob; i++) free(paths[i]);
-    free(paths);
+    ns_test_free_paths(paths, nprob);
     return ok;
 }
 
@@ -134,21 +118,6 @@ static bool on_dag(const ns_dataset *D, int64_t s)
     return c >= 0 && h[s] >= 0 && g[s] + h[s] == c;
 }
 
-static bool files_equal(const char *a, const char *b)
-{
-    char *x, *y;
-    size_t nx, ny;
-    ns_error e;
-    if (ns_read_file(a, &x, &nx, &e) != NS_OK) return false;
-    if (ns_read_file(b, &y, &ny, &e) != NS_OK) {
-        free(x);
-        return false;
-    }
-    bool eq = nx == ny && memcmp(x, y, nx) == 0;
-    free(x);
-    free(y);
-    return eq;
-}
 
 static const char *FILES[] = {"split.json", "train.npy", "dev.npy", "test.npy", "pools.npy"};
 #define NFILES 5
@@ -506,8 +475,8 @@ static void test_determinism_roundtrip(void)
             snprintf(a, sizeof a, "%s/%s", d[0], FILES[i]);
             snprintf(b, sizeof b, "%s/%s", d[1], FILES[i]);
             snprintf(c, sizeof c, "%s/%s", d[2], FILES[i]);
-            same += files_equal(a, b);
-            differ += !files_equal(a, c);
+            same += ns_test_files_equal(a, b);
+            differ += !ns_test_files_equal(a, c);
         }
         if (same != NFILES) printf("  %s: only %d of %d files identical\n", ns_protocol_name((ns_protocol)p), same, NFILES);
         CHECK_EQ_INT(same, NFILES);
