@@ -399,6 +399,15 @@ static int eval_ff(ns_heuristic *h, const ns_word *s)
     return total >= INF_COST ? INF_COST - 1 : (int)total;
 }
 
+int ns_heuristic_preferred(const ns_heuristic *h, const ns_word *s, int *ops)
+{
+    if (h->kind != NS_H_FF || h->stamp == 0) return 0;
+    int n = 0;
+    for (int o = 0; o < h->task->nops; o++) /* relaxed ops 0 … nops-1 are the task's */
+        if (h->omark[o] == h->stamp && ns_task_applicable(h->task, o, s)) ops[n++] = o;
+    return n;
+}
+
 /* ---- LM-cut ---- */
 static inline void lm_enqueue(ns_heuristic *h, int p, int cost)
 {

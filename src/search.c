@@ -234,6 +234,8 @@ typedef struct search {
     uint8_t *closed; /* NULL for BFS; zero-filled on growth */
     size_t ncap;
     openlist open;
+    openlist popen; /* GBFS preferred-operator list (used when pref is set) */
+    int *pref;      /* helpful actions of the state being expanded, or NULL */
     int *ops;       /* applicable operators (task->nops) */
     ns_word *state; /* copy of the state being expanded */
     ns_word *succ;  /* BATCH successor states */
@@ -258,7 +260,7 @@ static inline void ensure_nodes(search *s, uint32_t id)
 static size_t search_bytes(const search *s)
 {
     size_t per_state = sizeof(plink) + (s->gh ? sizeof(gh) + 1 : 0);
-    return ns_registry_bytes(&s->reg) + s->ncap * per_state + ol_bytes(&s->open) +
+    return ns_registry_bytes(&s->reg) + s->ncap * per_state + ol_bytes(&s->open) + ol_bytes(&s->popen) +
            s->heur_bytes + (size_t)s->t->nops * sizeof(int) +
            (BATCH + 1) * (size_t)s->t->nwords * sizeof(ns_word);
 }
@@ -368,9 +370,16 @@ static ns_status run_best_first(search *s, bool astar)
     s->links[id0] = (plink){NS_NO_STATE, -1};
     s->gh[id0] = (gh){0, h0};
     ol_push(&s->open, astar ? astar_key(0, h0) : (uint64_t)h0, id0);
+    /* preferred operators: two lists taken by lowest priority, the chosen
+     * one's priority rising by one; a new best h lowers the preferred list's
+     * priority by 1000 (Fast Downward's alternation with boosting) */
+    long prio[2] = {0, 0};
+    int best_h = h0;
 
-    while (s->open.size) {
-        uint32_t cur = ol_pop(&s->open);
+    while (s->open.size || s->popen.size) {
+        int which = !s->pref || !s->popen.size ? 0 : !s->open.size ? 1 : prio[1] < prio[0];
+        prio[which]++;
+        uint32_t cur = ol_pop(which ? &s->popen : &s->open);
         if (s->closed[cur]) continue; /* a stale entry */
         s->closed[cur] = 1;
         if (over_memory(s)) return NS_OUT_OF_MEMORY;
@@ -380,6 +389,9 @@ static ns_status run_best_first(search *s, bool astar)
         if (ns_task_is_goal(t, s->state)) return extract_plan(s, cur);
         const int g = s->gh[cur].g;
         int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
+        int npref = 0, ip = 0;
+        if (s->pref && ns_heuristic_eval(s->heur, s->state) != NS_H_INF)
+            npref = ns_heuristic_preferred(s->heur, s->state, s->pref);
         for (int k = 0; k < nops; k++) {
             if (k % BATCH == 0) gen_batch(s, k, nops - k < BATCH ? nops : k + BATCH);
             const ns_word *succ = s->succ + (size_t)(k % BATCH) * (size_t)nw;
@@ -396,6 +408,14 @@ static ns_status run_best_first(search *s, bool astar)
                 s->gh[id] = (gh){ng, h};
                 if (h == NS_H_INF) continue; /* dead end: never queued */
                 ol_push(&s->open, astar ? astar_key(ng, h) : (uint64_t)h, id);
+                if (s->pref) {
+                    while (ip < npref && s->pref[ip] < op) ip++; /* both lists ascend */
+                    if (ip < npref && s->pref[ip] == op) ol_push(&s->popen, (uint64_t)h, id);
+                    if (h < best_h) {
+                        best_h = h;
+                        prio[1] -= 1000;
+                    }
+                }
             } else if (ng < s->gh[id].g && s->gh[id].h != NS_H_INF) {
                 s->links[id] = (plink){cur, op};
                 s->gh[id].g = ng;
@@ -416,6 +436,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->time_limit = 0;
     o->memory_limit = 0;
     o->prune_irrelevant = true;
+    o->preferred = true;
 }
 
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r)
@@ -444,6 +465,7 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     ns_succgen_init_subset(&s.sg, t, keep);
     free(keep);
     ol_init(&s.open);
+    ol_init(&s.popen);
     s.ops = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
     s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
     s.succ = ns_xmalloc(((size_t)t->nwords + 1) * BATCH * sizeof(ns_word));
@@ -455,7 +477,10 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
         s.gh = ns_xmalloc(sizeof(gh)); /* marks best-first; grown by ensure_nodes */
         s.closed = ns_xmalloc(1);
         s.heur_bytes = ns_heuristic_bytes(s.heur);
+        if (o->algo == NS_SEARCH_GBFS && o->heuristic == NS_H_FF && o->preferred)
+            s.pref = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
         st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
+        free(s.pref);
         ns_heuristic_free(s.heur);
     }
     free(s.ops);
@@ -465,6 +490,7 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     free(s.gh);
     free(s.closed);
     ol_free(&s.open);
+    ol_free(&s.popen);
     ns_succgen_free(&s.sg);
     ns_registry_free(&s.reg);
     r->status = st;

@@ -25,6 +25,12 @@ ns_heuristic *ns_heuristic_new(const ns_task *t, ns_heuristic_kind kind);
 void ns_heuristic_free(ns_heuristic *h);
 /* h(s), or NS_H_INF when the relaxation proves s a dead end. */
 int ns_heuristic_eval(ns_heuristic *h, const ns_word *s);
+/* Helpful actions of the state last evaluated with NS_H_FF (s must be that
+ * state and its value finite): the relaxed plan's operators that are
+ * applicable in s, ascending, written into ops (capacity task->nops).
+ * Returns their number; 0 for the other kinds. */
+int ns_heuristic_preferred(const ns_heuristic *h, const ns_word *s, int *ops);
+
 /* Bytes of scratch held (for memory limits). */
 size_t ns_heuristic_bytes(const ns_heuristic *h);
 

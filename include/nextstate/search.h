@@ -19,6 +19,11 @@ typedef struct ns_search_opts {
     size_t memory_limit;         /* bytes of search data; 0: none */
     bool prune_irrelevant;       /* skip operators irrelevant to the goal
                                     (ns_task_relevant_ops); default true */
+    bool preferred;              /* GBFS with h^FF: successors reached by helpful
+                                    actions also enter a second open list, taken
+                                    in alternation and boosted by 1000 on every
+                                    new best h (Fast Downward's preferred
+                                    operators); default true */
 } ns_search_opts;
 
 typedef struct ns_search_result {

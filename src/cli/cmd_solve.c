@@ -50,6 +50,8 @@ int cmd_solve(int argc, char **argv)
             if (!cli_parse_double("solve", a, v, &mb) || mb <= 0) return NS_ERR_USAGE;
             o.memory_limit = (size_t)(mb * 1024.0 * 1024.0);
             i++;
+        } else if (!strcmp(a, "--no-preferred")) {
+            o.preferred = false;
         } else if (!strcmp(a, "--plan-file")) {
             if (!v) return cli_usage("solve", "--plan-file expects a file name");
             plan_file = v;

@@ -14,7 +14,8 @@ static const command commands[] = {
     {"solve", cmd_solve, "find a plan (bfs, astar, gbfs)",
      "nextstate solve DOMAIN PROBLEM [--search bfs|astar|gbfs] [--heuristic blind|hmax|hadd|ff|lmcut]\n"
      "                [--time-limit SECONDS] [--memory-limit MB] [--plan-file FILE] [--json]\n"
-     "  Default: --search astar --heuristic lmcut (optimal).  gbfs defaults to ff.\n"
+     "  Default: --search astar --heuristic lmcut (optimal).  gbfs defaults to ff, with preferred\n"
+     "  operators (helpful actions in a boosted second open list; --no-preferred turns them off).\n"
      "  The plan goes to FILE, or to standard output without --plan-file.\n"
      "  Exit: 0 solved; 10 unsolvable; 11 incomplete; 22 out of memory; 23 out of time;\n"
      "        30 usage; 31 input error; 32 file error; 33 unsupported PDDL."},

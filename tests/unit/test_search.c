@@ -9,6 +9,8 @@
 #include "nextstate/succgen.h"
 #include "nextstate/task.h"
 #include "nextstate/util.h"
+#include "nextstate/gen.h"
+#include "nextstate/plan.h"
 #include "test.h"
 
 /* ---- inline tasks ---- */
@@ -850,6 +852,39 @@ static void test_benchmarks_optimal(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* Preferred operators: GBFS-h^FF with helpful actions solves a generated
+ * 30-block problem with few expansions (plain GBFS needs >150k and times out
+ * at 30 s), and the plan is valid. */
+static void test_gbfs_preferred(void)
+{
+    ns_gen_arg a = {"blocks", 30};
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_error e;
+    ns_domain d;
+    ns_problem p;
+    ns_task t;
+    CHECK(ns_gen_problem("blocksworld", &a, 1, 1, "bw30", &b, &e) == NS_OK);
+    CHECK(ns_domain_read(&d, "domains/blocksworld/domain.pddl", &e) == NS_OK);
+    CHECK(ns_problem_parse(&p, &d, b.data, "bw30", &e) == NS_OK);
+    CHECK(ns_task_ground(&t, &d, &p, &e) == NS_OK);
+    ns_search_opts o;
+    ns_search_opts_default(&o);
+    o.algo = NS_SEARCH_GBFS;
+    o.heuristic = NS_H_FF;
+    o.time_limit = 20;
+    ns_search_result r;
+    CHECK(ns_search(&t, &o, &r) == NS_OK);
+    CHECK(r.expanded < 20000);
+    CHECK(r.status == NS_OK && ns_plan_ops_valid(&t, r.plan, r.plan_len));
+    printf("  blocksworld-30: plan %d, %ld expanded\n", r.plan_len, r.expanded);
+    ns_search_result_free(&r);
+    ns_task_free(&t);
+    ns_problem_free(&p);
+    ns_domain_free(&d);
+    ns_buf_free(&b);
+}
+
 int main(void)
 {
     NS_RUN(test_h_fork);
@@ -868,6 +903,7 @@ int main(void)
     NS_RUN(test_search_unsolvable);
     NS_RUN(test_search_limits);
     NS_RUN(test_search_deterministic);
+    NS_RUN(test_gbfs_preferred);
     if (ns_test_benchmarks())
         NS_RUN(test_benchmarks_optimal);
     else
