@@ -1,5 +1,6 @@
 /* cli.c — helpers shared by the subcommands. */
 #include "cli.h"
+#include "nextstate/split.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -81,4 +82,23 @@ bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
     }
     *out = v;
     return true;
+}
+
+ns_status cli_split_datasets(const ns_split *sp, ns_dataset **dss, const ns_dataset ***ds, int *loaded, ns_error *err)
+{
+    *dss = ns_xcalloc((size_t)sp->ndatasets + 1, sizeof **dss);
+    *ds = ns_xcalloc((size_t)sp->ndatasets + 1, sizeof **ds);
+    for (*loaded = 0; *loaded < sp->ndatasets; (*loaded)++) {
+        ns_status st = ns_dataset_load(&(*dss)[*loaded], sp->sources[*loaded].dir, err);
+        if (st != NS_OK) return st;
+        (*ds)[*loaded] = &(*dss)[*loaded];
+    }
+    return ns_split_check(sp, *ds, sp->ndatasets, err);
+}
+
+void cli_split_datasets_free(ns_dataset *dss, const ns_dataset **ds, int loaded)
+{
+    for (int d = 0; d < loaded; d++) ns_dataset_free(&dss[d]);
+    free(dss);
+    free(ds);
 }

@@ -19,6 +19,15 @@ typedef struct cli_task {
 int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_path);
 void cli_task_free(cli_task *ct);
 
+struct ns_split;
+struct ns_dataset;
+/* Loads the datasets a split refers to (in its order) and checks the split
+ * against them.  *dss / *ds are allocated; *loaded counts the datasets to
+ * free with cli_split_datasets_free, also after an error. */
+ns_status cli_split_datasets(const struct ns_split *sp, struct ns_dataset **dss, const struct ns_dataset ***ds,
+                             int *loaded, ns_error *err);
+void cli_split_datasets_free(struct ns_dataset *dss, const struct ns_dataset **ds, int loaded);
+
 /* Prints an error as "nextstate: file:line:col: message" and returns its code. */
 int cli_report(const ns_error *e);
 /* Prints a usage error for cmd and returns NS_ERR_USAGE. */

@@ -69,13 +69,7 @@ int cmd_eval(int argc, char **argv)
     ns_buf b;
     ns_buf_init(&b);
     if (ns_split_load(&sp, split_dir, &err)) goto fail;
-    dss = ns_xcalloc((size_t)sp.ndatasets, sizeof *dss);
-    ds = ns_xcalloc((size_t)sp.ndatasets, sizeof *ds);
-    for (; loaded < sp.ndatasets; loaded++) {
-        if (ns_dataset_load(&dss[loaded], sp.sources[loaded].dir, &err)) goto fail;
-        ds[loaded] = &dss[loaded];
-    }
-    if (ns_split_check(&sp, ds, sp.ndatasets, &err)) goto fail;
+    if (cli_split_datasets(&sp, &dss, &ds, &loaded, &err)) goto fail;
     if ((!strcmp(sspec, "builtin") && sv.n == 0) || (!strcmp(aspec, "builtin") && av.n == 0)) {
         ns_error_set(&err, NS_ERR_INPUT, model, 0, 0, "the checkpoint records no built-in vocabulary");
         goto fail;
@@ -123,9 +117,7 @@ done:
     ns_buf_free(&b);
     free(pools);
     ns_world_inputs_free(&in);
-    for (int d = 0; d < loaded; d++) ns_dataset_free(&dss[d]);
-    free(dss);
-    free(ds);
+    cli_split_datasets_free(dss, ds, loaded);
     ns_split_free(&sp);
     ns_vocab_free(&sv);
     ns_vocab_free(&av);

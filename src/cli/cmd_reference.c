@@ -63,13 +63,7 @@ int cmd_reference(int argc, char **argv)
     ns_buf b;
     ns_buf_init(&b);
     if (ns_split_load(&sp, split_dir, &err)) goto fail;
-    dss = ns_xcalloc((size_t)sp.ndatasets, sizeof *dss);
-    ds = ns_xcalloc((size_t)sp.ndatasets, sizeof *ds);
-    for (; loaded < sp.ndatasets; loaded++) {
-        if (ns_dataset_load(&dss[loaded], sp.sources[loaded].dir, &err)) goto fail;
-        ds[loaded] = &dss[loaded];
-    }
-    if (ns_split_check(&sp, ds, sp.ndatasets, &err)) goto fail;
+    if (cli_split_datasets(&sp, &dss, &ds, &loaded, &err)) goto fail;
     ns_builtin_fit_split(&sv, &av, ds, sp.ndatasets, &sp);
     if (ns_world_inputs_load(&in, ds, sp.ndatasets, sspec, "builtin", &sv, &av, &err)) goto fail;
     const ns_refs *refs = &sp.test;
@@ -118,9 +112,7 @@ done:
     ns_ref_free(m);
     free(pools);
     ns_world_inputs_free(&in);
-    for (int d = 0; d < loaded; d++) ns_dataset_free(&dss[d]);
-    free(dss);
-    free(ds);
+    cli_split_datasets_free(dss, ds, loaded);
     ns_split_free(&sp);
     ns_vocab_free(&sv);
     ns_vocab_free(&av);

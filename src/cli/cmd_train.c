@@ -121,8 +121,8 @@ int cmd_train(int argc, char **argv)
     ns_error err;
     ns_split sp;
     if (ns_split_load(&sp, split_dir, &err)) return cli_report(&err);
-    ns_dataset *dss = ns_xcalloc((size_t)sp.ndatasets, sizeof *dss);
-    const ns_dataset **ds = ns_xcalloc((size_t)sp.ndatasets, sizeof *ds);
+    ns_dataset *dss = NULL;
+    const ns_dataset **ds = NULL;
     int loaded = 0;
     ns_world_inputs in;
     memset(&in, 0, sizeof in);
@@ -135,11 +135,7 @@ int cmd_train(int argc, char **argv)
     ns_buf_init(&b);
     ns_buf_init(&fj);
     FILE *logf = NULL;
-    for (; loaded < sp.ndatasets; loaded++) {
-        if (ns_dataset_load(&dss[loaded], sp.sources[loaded].dir, &err)) goto fail;
-        ds[loaded] = &dss[loaded];
-    }
-    if (ns_split_check(&sp, ds, sp.ndatasets, &err)) goto fail;
+    if (cli_split_datasets(&sp, &dss, &ds, &loaded, &err)) goto fail;
     ns_builtin_fit_split(&sv, &av, ds, sp.ndatasets, &sp);
     if (ns_world_inputs_load(&in, ds, sp.ndatasets, sspec, aspec, &sv, &av, &err)) goto fail;
     cfg.state_dim = (int)in.state.dim;
@@ -198,9 +194,7 @@ done:
     ns_world_inputs_free(&in);
     ns_vocab_free(&sv);
     ns_vocab_free(&av);
-    for (int d = 0; d < loaded; d++) ns_dataset_free(&dss[d]);
-    free(dss);
-    free(ds);
+    cli_split_datasets_free(dss, ds, loaded);
     ns_split_free(&sp);
     return rc;
 }
