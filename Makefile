@@ -8,7 +8,7 @@ SAN     ?= 0
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude
-LDLIBS  += -lm
+LDLIBS  += -lxgboost -lm
 NOBLAS  ?= 0
 
 ifeq ($(NOBLAS),1)
