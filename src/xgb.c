@@ -284,6 +284,31 @@ ns_status ns_xgb_save_json(const ns_xgb *m, ns_buf *out, ns_error *err)
     return NS_OK;
 }
 
+/* XGBoost's JSON reader recurses per nesting level, so deeply nested
+ * garbage would overflow the stack: the deepest nesting of text outside
+ * strings (a model nests about six deep). */
+static int json_depth(const char *text, size_t len)
+{
+    int depth = 0, deepest = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            if (++depth > deepest) deepest = depth;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
+#define MAX_JSON_DEPTH 64
+
 ns_status ns_xgb_load_json(ns_xgb *m, const char *text, size_t len, int nfeat, int nout, int best_round,
                            ns_error *err)
 {
@@ -295,6 +320,9 @@ ns_status ns_xgb_load_json(ns_xgb *m, const char *text, size_t len, int nfeat, i
      * with its legacy binary reader: only let JSON through. */
     if (!text || len < 2 || text[0] != '{' || text[1] != '"')
         return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "xgb: the model text is not XGBoost JSON (it does not start with '{\"')");
+    if (json_depth(text, len) > MAX_JSON_DEPTH)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "xgb: the model text nests deeper than %d levels: not an XGBoost model", MAX_JSON_DEPTH);
     BoosterHandle b = NULL;
     ns_status st = NS_OK;
     if (XGBoosterCreate(NULL, 0, &b) != 0) {

@@ -70,7 +70,8 @@ ns_status ns_xgb_save_json(const ns_xgb *m, ns_buf *out, ns_error *err);
 /* Loads text[0..len) made by ns_xgb_save_json into *m (initialised; any
  * model it held is replaced).  The text must be XGBoost JSON (starting
  * '{"'; other bytes would reach XGBoost's legacy binary reader and are
- * refused), and the loaded booster must take nfeat inputs, give nout
+ * refused; so is nesting deeper than 64, which would overflow XGBoost's
+ * recursive reader), and the loaded booster must take nfeat inputs, give nout
  * outputs, hold more than best_round rounds, and agree with its
  * "best_iteration" attribute when it has one: otherwise NS_ERR_INPUT with
  * XGBoost's message, and *m is empty.  The loaded model predicts with one

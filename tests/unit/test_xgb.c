@@ -221,6 +221,13 @@ static void test_load_bad_text(void)
     for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++)
         expect_load_error(garbage[i], strlen(garbage[i]), NF, NO, 0, garbage[i]);
     expect_load_error(NULL, 0, NF, NO, 0, "NULL");
+    /* Deep nesting (XGBoost's reader would recurse off the stack). */
+    size_t deep_len = 5 + 200000;
+    char *deep = malloc(deep_len);
+    memcpy(deep, "{\"a\":", 5);
+    memset(deep + 5, '[', deep_len - 5);
+    expect_load_error(deep, deep_len, NF, NO, 0, "200000 nested arrays");
+    free(deep);
     /* Corrupt one byte in the middle (a quote becomes a letter). */
     char *bad = malloc(text.len);
     memcpy(bad, text.data, text.len);
