@@ -50,5 +50,7 @@ int cmd_featurize(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_reference(int argc, char **argv);
+int cmd_learn(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 #endif

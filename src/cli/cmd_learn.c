@@ -1,0 +1,151 @@
+/* cmd_learn.c — `nextstate learn`: train a next-state predictor (LSTM or
+ * XGBoost on WL or FSF encodings) on expert trajectories. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "nextstate/json.h"
+#include "nextstate/predictor.h"
+
+static int max_objects(const ns_trajset *a, const ns_trajset *b)
+{
+    int m = 1;
+    for (int k = 0; k < 2; k++) {
+        const ns_trajset *s = k ? b : a;
+        for (int i = 0; s && i < s->n; i++)
+            if (s->v[i].p.nobjects > m) m = s->v[i].p.nobjects;
+    }
+    return m;
+}
+
+int cmd_learn(int argc, char **argv)
+{
+    const char *pos[2] = {0}, *out = NULL, *plans = NULL, *val_dir = NULL, *val_plans = NULL;
+    int npos = 0, enc = NS_ENCODER_WL, iterations = 2;
+    long maxobj = 0;
+    bool statics = true, json = false, quiet = false;
+    double solve_limit = 60;
+    ns_predictor_config c;
+    ns_predictor_config_init(&c);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--quiet")) quiet = true;
+        else if (!v && a[0] == '-' && a[1]) return cli_usage("learn", "%s expects a value", a);
+        else if (!strcmp(a, "-o")) out = argv[++i];
+        else if (!strcmp(a, "--plans")) plans = argv[++i];
+        else if (!strcmp(a, "--val")) val_dir = argv[++i];
+        else if (!strcmp(a, "--val-plans")) val_plans = argv[++i];
+        else if (!strcmp(a, "--encoder")) {
+            if ((enc = ns_encoder_kind_parse(v)) < 0) return cli_usage("learn", "--encoder expects wl or fsf");
+            i++;
+        } else if (!strcmp(a, "--model")) {
+            int k = ns_predictor_kind_parse(v);
+            if (k < 0) return cli_usage("learn", "--model expects lstm or xgb");
+            c.kind = (ns_predictor_kind)k;
+            i++;
+        } else if (!strcmp(a, "--mode")) {
+            int k = ns_predictor_mode_parse(v);
+            if (k < 0) return cli_usage("learn", "--mode expects state or delta");
+            c.mode = (ns_predictor_mode)k;
+            i++;
+        } else if (!strcmp(a, "--statics")) {
+            if (strcmp(v, "in") && strcmp(v, "out")) return cli_usage("learn", "--statics expects in or out");
+            statics = !strcmp(v, "in");
+            i++;
+        } else if (!strcmp(a, "--lr")) {
+            if (!cli_parse_double("learn", a, v, &c.lr) || !(c.lr > 0)) return NS_ERR_USAGE;
+            i++;
+        } else if (!strcmp(a, "--solve-time-limit")) {
+            if (!cli_parse_double("learn", a, v, &solve_limit)) return NS_ERR_USAGE;
+            i++;
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--epochs") || !strcmp(a, "--hidden") ||
+                   !strcmp(a, "--layers") || !strcmp(a, "--batch") || !strcmp(a, "--iterations") ||
+                   !strcmp(a, "--max-objects") || !strcmp(a, "--rounds") || !strcmp(a, "--depth") ||
+                   !strcmp(a, "--threads")) {
+            if (!cli_parse_long("learn", a, v, &n) || n < 0 || n > (1L << 30)) return NS_ERR_USAGE;
+            if (!strcmp(a, "--seed")) c.seed = (uint64_t)n;
+            else if (!strcmp(a, "--epochs")) c.epochs = (int)n;
+            else if (!strcmp(a, "--hidden")) c.hidden = (int)n;
+            else if (!strcmp(a, "--layers")) c.layers = (int)n;
+            else if (!strcmp(a, "--batch")) c.batch = (int)n;
+            else if (!strcmp(a, "--iterations")) iterations = (int)n;
+            else if (!strcmp(a, "--max-objects")) maxobj = n;
+            else if (!strcmp(a, "--rounds")) c.xgb.max_rounds = (int)n;
+            else if (!strcmp(a, "--depth")) c.xgb.max_depth = (int)n;
+            else c.xgb.nthread = (int)n;
+            i++;
+        } else if (a[0] == '-' && a[1]) return cli_usage("learn", "unknown option '%s'", a);
+        else if (npos < 2) pos[npos++] = a;
+        else return cli_usage("learn", "too many arguments");
+    }
+    if (npos != 2 || !out) return cli_usage("learn", "expects DOMAIN TRAIN_PROBLEMS_DIR -o MODEL");
+    if (val_plans && !val_dir) return cli_usage("learn", "--val-plans needs --val");
+    c.progress = !quiet && isatty(2);
+
+    ns_error err;
+    ns_trajset tr, va;
+    memset(&va, 0, sizeof va);
+    ns_traj_opts to = {plans, solve_limit};
+    int rc = 0;
+    if (ns_trajset_load(&tr, pos[0], pos[1], &to, &err) != NS_OK) {
+        rc = cli_report(&err);
+        ns_trajset_free(&tr);
+        return rc;
+    }
+    if (val_dir) {
+        ns_traj_opts vo = {val_plans, solve_limit};
+        if (ns_trajset_load(&va, pos[0], val_dir, &vo, &err) != NS_OK) rc = cli_report(&err);
+    }
+    ns_encoder_spec spec;
+    memset(&spec, 0, sizeof spec);
+    if (!rc) {
+        ns_status st = enc == NS_ENCODER_WL ? ns_encoder_spec_fit_wl(&spec, &tr, iterations, statics, &err)
+                                            : ns_encoder_spec_fsf(&spec, &tr, maxobj > 0 ? (int)maxobj
+                                                                                         : max_objects(&tr, val_dir ? &va : NULL),
+                                                                  &err);
+        if (st != NS_OK) rc = cli_report(&err);
+    }
+    ns_predictor m;
+    memset(&m, 0, sizeof m);
+    if (!rc) {
+        if (ns_predictor_train(&m, &spec, &tr, val_dir ? &va : NULL, &c, &err) != NS_OK) rc = cli_report(&err);
+        else if (ns_predictor_save(&m, out, &err) != NS_OK) rc = cli_report(&err);
+    }
+    if (!rc) {
+        if (json) {
+            ns_buf j;
+            ns_buf_init(&j);
+            ns_buf_printf(&j, "{\"model\": \"%s\", \"mode\": \"%s\", \"encoder\": \"%s\", \"dim\": %d, ",
+                          ns_predictor_kind_name(m.kind), ns_predictor_mode_name(m.mode),
+                          ns_encoder_kind_name(m.enc.kind), m.dim);
+            ns_buf_printf(&j, "\"train_problems\": %d, \"train_rows\": %ld, \"val_problems\": %d, \"val_rows\": %ld, "
+                              "\"size\": %ld, \"best_epoch\": %d, \"best_val\": ",
+                          tr.n, m.train_rows, va.n, m.val_rows, ns_predictor_size(&m), m.best_epoch);
+            ns_json_put_num(&j, m.best_val);
+            ns_buf_printf(&j, ", \"seed\": %llu, \"seconds\": %.3f, \"output\": ", (unsigned long long)c.seed,
+                          m.train_seconds);
+            ns_json_put_str(&j, out);
+            ns_buf_puts(&j, "}\n");
+            fputs(j.data, stdout);
+            ns_buf_free(&j);
+        } else if (!quiet) {
+            fprintf(stderr,
+                    "learn: %s-%s-%s, D = %d, %d problems (%ld transitions), validation %d (%ld); "
+                    "%s %d kept, validation loss %.5f; %ld %s; %.2f s; wrote %s\n",
+                    ns_encoder_kind_name(m.enc.kind), ns_predictor_kind_name(m.kind), ns_predictor_mode_name(m.mode),
+                    m.dim, tr.n, m.train_rows, va.n, m.val_rows, m.kind == NS_PREDICTOR_LSTM ? "epoch" : "rounds",
+                    m.best_epoch, m.best_val, ns_predictor_size(&m),
+                    m.kind == NS_PREDICTOR_LSTM ? "parameters" : "rounds", m.train_seconds, out);
+        }
+    }
+    ns_predictor_free(&m);
+    ns_encoder_spec_free(&spec);
+    ns_trajset_free(&tr);
+    ns_trajset_free(&va);
+    return rc;
+}

@@ -1,0 +1,217 @@
+/* cmd_plan.c — `nextstate plan`: plan with a learned next-state model. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+#include "nextstate/json.h"
+#include "nextstate/plan.h"
+#include "nextstate/planner.h"
+
+static const char *status_word(ns_status s)
+{
+    switch (s) {
+    case NS_OK: return "solved";
+    case NS_UNSOLVABLE: return "exhausted";
+    case NS_INCOMPLETE: return "gave up";
+    case NS_OUT_OF_MEMORY: return "out of memory";
+    case NS_OUT_OF_TIME: return "out of time";
+    default: return "error";
+    }
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Problem files: each argument, or the *.pddl files (but domain.pddl) of a folder, sorted. */
+static int collect(char **args, int n, char ***out, int *nout)
+{
+    char **v = NULL;
+    size_t cap = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(args[i]);
+            if (!d) continue;
+            int first = k;
+            struct dirent *de;
+            while ((de = readdir(d))) {
+                size_t l = strlen(de->d_name);
+                if (l < 6 || strcmp(de->d_name + l - 5, ".pddl") || !strcmp(de->d_name, "domain.pddl")) continue;
+                ns_buf b;
+                ns_buf_init(&b);
+                ns_buf_printf(&b, "%s/%s", args[i], de->d_name);
+                NS_GROW(v, cap, (size_t)k + 1);
+                v[k++] = b.data;
+            }
+            closedir(d);
+            qsort(v + first, (size_t)(k - first), sizeof(char *), cmp_str);
+        } else {
+            NS_GROW(v, cap, (size_t)k + 1);
+            v[k++] = ns_xstrdup(args[i]);
+        }
+    }
+    *out = v;
+    *nout = k;
+    return 0;
+}
+
+static char *stem_of(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    char *s = ns_xstrdup(b);
+    size_t l = strlen(s);
+    if (l > 5 && !strcmp(s + l - 5, ".pddl")) s[l - 5] = '\0';
+    return s;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    const char *model = NULL, *plan_file = NULL, *plan_dir = NULL, *pos0 = NULL;
+    char **probs = NULL;
+    int nprobs = 0;
+    bool json = false;
+    ns_planner_opts o;
+    ns_planner_opts_default(&o);
+    char **rest = ns_xcalloc((size_t)argc + 1, sizeof(char *));
+    int nrest = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        if (!strcmp(a, "--json")) json = true;
+        else if (!v && a[0] == '-' && a[1]) {
+            free(rest);
+            return cli_usage("plan", "%s expects a value", a);
+        } else if (!strcmp(a, "--model")) model = argv[++i];
+        else if (!strcmp(a, "--plan-file")) plan_file = argv[++i];
+        else if (!strcmp(a, "--plan-dir")) plan_dir = argv[++i];
+        else if (!strcmp(a, "--algo")) {
+            int k = ns_planner_algo_parse(v);
+            if (k < 0) {
+                free(rest);
+                return cli_usage("plan", "--algo expects beam, restart or search");
+            }
+            o.algo = (ns_planner_algo)k;
+            i++;
+        } else if (!strcmp(a, "--time-limit")) {
+            if (!cli_parse_double("plan", a, v, &o.time_limit)) {
+                free(rest);
+                return NS_ERR_USAGE;
+            }
+            i++;
+        } else if (!strcmp(a, "--width") || !strcmp(a, "--max-steps")) {
+            if (!cli_parse_long("plan", a, v, &n) || n < 1 || n > (1L << 24)) {
+                free(rest);
+                return NS_ERR_USAGE;
+            }
+            if (!strcmp(a, "--width")) o.width = (int)n;
+            else o.max_steps = (int)n;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            free(rest);
+            return cli_usage("plan", "unknown option '%s'", a);
+        } else if (!pos0) pos0 = a;
+        else rest[nrest++] = argv[i];
+    }
+    if (!model || !pos0 || nrest < 1) {
+        free(rest);
+        return cli_usage("plan", "expects --model MODEL DOMAIN PROBLEM|FOLDER…");
+    }
+    collect(rest, nrest, &probs, &nprobs);
+    free(rest);
+    if (plan_file && nprobs != 1) {
+        for (int i = 0; i < nprobs; i++) free(probs[i]);
+        free(probs);
+        return cli_usage("plan", "--plan-file takes one problem (use --plan-dir for several)");
+    }
+    ns_error err;
+    ns_predictor m;
+    int rc = 0;
+    if (ns_predictor_load(&m, model, &err) != NS_OK) {
+        rc = cli_report(&err);
+        for (int i = 0; i < nprobs; i++) free(probs[i]);
+        free(probs);
+        return rc;
+    }
+    if (plan_dir && ns_mkdir_p(plan_dir, &err) != NS_OK) rc = cli_report(&err);
+    int solved = 0;
+    for (int i = 0; i < nprobs && !rc; i++) {
+        cli_task ct;
+        int lrc = cli_task_load(&ct, pos0, probs[i]);
+        if (lrc) {
+            rc = lrc;
+            break;
+        }
+        ns_planner_result r;
+        ns_status st = ns_plan_learned(&m, &ct.task, &o, &r, &err);
+        bool valid = false;
+        if (st == NS_OK) {
+            valid = ns_plan_ops_valid(&ct.task, r.plan, r.plan_len);
+            if (!valid) {
+                ns_error_set(&err, NS_ERR_INTERNAL, probs[i], 0, 0, "the learned planner returned an invalid plan");
+                st = NS_ERR_INTERNAL;
+            }
+        }
+        if (st != NS_OK && st != NS_INCOMPLETE && st != NS_UNSOLVABLE && st != NS_OUT_OF_TIME &&
+            st != NS_OUT_OF_MEMORY) {
+            /* the model cannot read this problem (e.g. FSF slots): report, count as unsolved */
+            char buf[1024];
+            ns_error_format(&err, buf, sizeof buf);
+            fprintf(stderr, "nextstate: %s\n", buf);
+            if (nprobs == 1) rc = (int)st;
+        }
+        if (st == NS_OK) {
+            solved++;
+            ns_buf plan;
+            ns_buf_init(&plan);
+            ns_plan_write_ops(&ct.task, r.plan, r.plan_len, &plan);
+            const char *dest = plan_file;
+            ns_buf path;
+            ns_buf_init(&path);
+            if (plan_dir) {
+                char *stem = stem_of(probs[i]);
+                ns_buf_printf(&path, "%s/%s.plan", plan_dir, stem);
+                free(stem);
+                dest = path.data;
+            }
+            if (dest) {
+                if (ns_write_file_atomic(dest, plan.data, plan.len, &err) != NS_OK) rc = cli_report(&err);
+            } else if (!json) {
+                fputs(plan.data, stdout);
+            }
+            ns_buf_free(&plan);
+            ns_buf_free(&path);
+        }
+        if (json) {
+            ns_buf j;
+            ns_buf_init(&j);
+            ns_buf_puts(&j, "{\"problem\": ");
+            ns_json_put_str(&j, probs[i]);
+            ns_buf_printf(&j,
+                          ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
+                          "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
+                          "\"seconds\": %.6f, \"model_seconds\": %.6f}\n",
+                          ns_planner_algo_name(o.algo), st == NS_OK ? "true" : "false", status_word(st),
+                          st == NS_OK ? r.plan_len : -1, ct.problem.nobjects, r.width, r.expanded, r.predictions,
+                          r.seconds, r.model_seconds);
+            fputs(j.data, stdout);
+            fflush(stdout);
+            ns_buf_free(&j);
+        } else {
+            fprintf(stderr, "%s: %s", probs[i], status_word(st));
+            if (st == NS_OK) fprintf(stderr, ", plan length %d", r.plan_len);
+            fprintf(stderr, "; %ld expanded, %.3f s (model %.3f s)\n", r.expanded, r.seconds, r.model_seconds);
+        }
+        if (nprobs == 1 && !rc) rc = st == NS_OK ? 0 : (int)st;
+        ns_planner_result_free(&r);
+        cli_task_free(&ct);
+    }
+    if (nprobs > 1 && !json) fprintf(stderr, "plan: %d/%d solved\n", solved, nprobs);
+    ns_predictor_free(&m);
+    for (int i = 0; i < nprobs; i++) free(probs[i]);
+    free(probs);
+    return rc;
+}
