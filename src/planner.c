@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nextstate/search.h"
 #include "nextstate/state.h"
 #include "nextstate/succgen.h"
 #include "nextstate/util.h"
@@ -20,12 +21,14 @@ int ns_planner_algo_parse(const char *name)
     if (!strcmp(name, "beam")) return NS_PLAN_BEAM;
     if (!strcmp(name, "restart")) return NS_PLAN_RESTART;
     if (!strcmp(name, "search")) return NS_PLAN_SEARCH;
+    if (!strcmp(name, "guided")) return NS_PLAN_GUIDED;
     return -1;
 }
 
 const char *ns_planner_algo_name(ns_planner_algo a)
 {
-    return a == NS_PLAN_BEAM ? "beam" : a == NS_PLAN_RESTART ? "restart" : "search";
+    static const char *const names[] = {"beam", "restart", "search", "guided"};
+    return names[a];
 }
 
 void ns_planner_result_free(ns_planner_result *r)
@@ -367,6 +370,67 @@ static ns_status search(ctx *c, size_t memory_limit, ns_error *err)
     return st;
 }
 
+/* ---- GBFS with the model's preferred successors ------------------------------------ */
+
+typedef struct guide {
+    ctx *c;
+    ns_error *err;
+    ns_status st;
+    float *costs;
+} guide;
+
+static int model_preferred(void *vg, const ns_word *s, const int *ops, int nops, int *out)
+{
+    guide *g = vg;
+    ctx *c = g->c;
+    if (g->st != NS_OK || nops == 0) return 0;
+    double t0 = ns_cpu_now();
+    ns_encoder_state(&c->enc, s, c->phi);
+    g->st = ns_predictor_step(c->m, c->ws, c->phi, c->phi_g, NULL, NULL, c->next, g->err);
+    c->r->predictions++;
+    c->r->expanded++;
+    c->r->model_seconds += ns_cpu_now() - t0;
+    if (g->st != NS_OK) return 0;
+    float best = INFINITY;
+    for (int k = 0; k < nops; k++) {
+        ns_task_apply(c->t, ops[k], s, c->succ);
+        g->costs[k] = score(c, c->succ);
+        if (g->costs[k] < best) best = g->costs[k];
+    }
+    int n = 0;
+    for (int k = 0; k < nops; k++)
+        if (g->costs[k] <= best + 1e-6f) out[n++] = ops[k];
+    return n;
+}
+
+static ns_status guided(ctx *c, const ns_planner_opts *o, ns_error *err)
+{
+    if (c->RS)
+        return ns_error_set(err, NS_ERR_UNSUPPORTED, NULL, 0, 0,
+                            "guided search needs a model without recurrent state (XGBoost), not an LSTM");
+    guide g = {c, err, NS_OK, ns_xcalloc((size_t)c->t->nops + 1, sizeof(float))};
+    ns_search_opts so;
+    ns_search_opts_default(&so);
+    so.algo = NS_SEARCH_GBFS;
+    so.heuristic = NS_H_FF;
+    so.preferred = true;
+    so.preferred_fn = model_preferred;
+    so.preferred_ctx = &g;
+    so.time_limit = o->time_limit > 0 ? o->time_limit - (ns_cpu_now() - c->t0) : 0;
+    so.memory_limit = o->memory_limit;
+    ns_search_result sr;
+    ns_status st = ns_search(c->t, &so, &sr);
+    free(g.costs);
+    if (g.st != NS_OK) st = g.st;
+    else if (st == NS_OK) {
+        c->r->plan = ns_xcalloc((size_t)sr.plan_len + 1, sizeof(int));
+        memcpy(c->r->plan, sr.plan, sizeof(int) * (size_t)sr.plan_len);
+        c->r->plan_len = sr.plan_len;
+    }
+    ns_search_result_free(&sr);
+    return st;
+}
+
 /* ---- entry ----------------------------------------------------------------------------- */
 
 static int count_objects(const ns_task *t) { return t->problem ? t->problem->nobjects : 0; }
@@ -407,6 +471,8 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
     bool fresh;
     if (o->algo == NS_PLAN_SEARCH) {
         st = search(&c, o->memory_limit, err);
+    } else if (o->algo == NS_PLAN_GUIDED) {
+        st = guided(&c, o, err);
     } else {
         ns_registry_insert(&c.reg, t->init, &fresh);
         for (;;) {

@@ -392,6 +392,8 @@ static ns_status run_best_first(search *s, bool astar)
         int npref = 0, ip = 0;
         if (s->pref && ns_heuristic_eval(s->heur, s->state) != NS_H_INF)
             npref = ns_heuristic_preferred(s->heur, s->state, s->pref);
+        if (s->pref && s->o->preferred_fn && npref > 0)
+            npref = s->o->preferred_fn(s->o->preferred_ctx, s->state, s->pref, npref, s->pref);
         for (int k = 0; k < nops; k++) {
             if (k % BATCH == 0) gen_batch(s, k, nops - k < BATCH ? nops : k + BATCH);
             const ns_word *succ = s->succ + (size_t)(k % BATCH) * (size_t)nw;
@@ -437,6 +439,8 @@ void ns_search_opts_default(ns_search_opts *o)
     o->memory_limit = 0;
     o->prune_irrelevant = true;
     o->preferred = true;
+    o->preferred_fn = NULL;
+    o->preferred_ctx = NULL;
 }
 
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r)

@@ -22,6 +22,13 @@
  *           finite tasks given time and memory: it follows the model while
  *           the model is right and backtracks to its least regretted
  *           alternatives where it is not.
+ *   GUIDED  greedy best-first search with h^FF whose preferred successors
+ *           are the model's choice among FF's helpful actions (those of
+ *           least cost) rather than all of them: two open lists taken in
+ *           alternation, the preferred one boosted on progress (Fast
+ *           Downward's scheme, search.h).  The model steers, the heuristic
+ *           keeps the search complete; not for recurrent (LSTM) models,
+ *           whose state depends on the path.
  *
  * Plans are sequences of operator ids; callers validate them (they are
  * γ-paths that end in a goal state by construction). */
@@ -31,7 +38,7 @@
 #include "nextstate/predictor.h"
 #include "nextstate/task.h"
 
-typedef enum ns_planner_algo { NS_PLAN_BEAM, NS_PLAN_RESTART, NS_PLAN_SEARCH } ns_planner_algo;
+typedef enum ns_planner_algo { NS_PLAN_BEAM, NS_PLAN_RESTART, NS_PLAN_SEARCH, NS_PLAN_GUIDED } ns_planner_algo;
 
 typedef struct ns_planner_opts {
     ns_planner_algo algo;
@@ -54,7 +61,7 @@ typedef struct ns_planner_result {
 } ns_planner_result;
 
 void ns_planner_opts_default(ns_planner_opts *o);
-/* "beam", "restart", "search" -> algo; -1 if unknown. */
+/* "beam", "restart", "search", "guided" -> algo; -1 if unknown. */
 int ns_planner_algo_parse(const char *name);
 const char *ns_planner_algo_name(ns_planner_algo a);
 

@@ -24,6 +24,13 @@ typedef struct ns_search_opts {
                                     in alternation and boosted by 1000 on every
                                     new best h (Fast Downward's preferred
                                     operators); default true */
+    /* GBFS with h^FF and preferred: a filter on FF's helpful actions (e.g. a
+       learned model's choice among them).  Given state s and its helpful
+       actions ops[0..nops) (ascending, nops ≥ 1), writes the preferred ones
+       (a subsequence, ascending; out may alias ops) and returns their
+       number.  NULL: every helpful action is preferred. */
+    int (*preferred_fn)(void *ctx, const ns_word *s, const int *ops, int nops, int *out);
+    void *preferred_ctx;
 } ns_search_opts;
 
 typedef struct ns_search_result {

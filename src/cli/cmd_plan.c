@@ -92,7 +92,7 @@ int cmd_plan(int argc, char **argv)
             int k = ns_planner_algo_parse(v);
             if (k < 0) {
                 free(rest);
-                return cli_usage("plan", "--algo expects beam, restart or search");
+                return cli_usage("plan", "--algo expects beam, restart, search or guided");
             }
             o.algo = (ns_planner_algo)k;
             i++;

@@ -286,6 +286,16 @@ static void test_lstm_learns_and_plans(ns_predictor_mode mode)
     }
     printf("  %s mode: beam solved %d/%d 6-block problems\n", ns_predictor_mode_name(mode), beam_solved, te.n);
 
+    /* guided search needs a model without recurrent state */
+    {
+        ns_planner_opts o;
+        ns_planner_opts_default(&o);
+        o.algo = NS_PLAN_GUIDED;
+        ns_planner_result r;
+        CHECK(ns_plan_learned(&l, &te.v[0].t, &o, &r, &e) == NS_ERR_UNSUPPORTED);
+        ns_planner_result_free(&r);
+    }
+
     /* truncated and corrupted model files are input errors */
     char *buf;
     size_t n;
@@ -344,14 +354,17 @@ static void test_xgb_plans(void)
     CHECK(ns_predictor_loss(&l, &va, &b, &e) == NS_OK);
     CHECK(a == b);
     for (int i = 0; i < te.n; i++) {
-        ns_planner_opts o;
-        ns_planner_opts_default(&o);
-        o.algo = NS_PLAN_SEARCH;
-        o.time_limit = 20;
-        ns_planner_result r;
-        CHECK(ns_plan_learned(&l, &te.v[i].t, &o, &r, &e) == NS_OK);
-        if (r.plan) CHECK(ns_plan_ops_valid(&te.v[i].t, r.plan, r.plan_len));
-        ns_planner_result_free(&r);
+        for (int algo = NS_PLAN_SEARCH; algo <= NS_PLAN_GUIDED; algo++) {
+            ns_planner_opts o;
+            ns_planner_opts_default(&o);
+            o.algo = (ns_planner_algo)algo;
+            o.time_limit = 20;
+            ns_planner_result r;
+            CHECK(ns_plan_learned(&l, &te.v[i].t, &o, &r, &e) == NS_OK);
+            if (r.plan) CHECK(ns_plan_ops_valid(&te.v[i].t, r.plan, r.plan_len));
+            CHECK(r.predictions > 0);
+            ns_planner_result_free(&r);
+        }
     }
     ns_predictor_free(&l);
     ns_predictor_free(&m);

@@ -1,0 +1,52 @@
+# Learned planning through the CLI: learn next-state models (XGBoost and a
+# small LSTM) on generated blocksworld problems, plan on larger ones with every
+# algorithm, validate the plans, and give clear errors for bad model files.
+. "$(dirname "$0")/lib.bash"
+export OPENBLAS_NUM_THREADS=1
+D=domains/blocksworld/domain.pddl
+mkdir -p "$TMP/train" "$TMP/val" "$TMP/test"
+for s in 1 2 3 4 5 6; do expect_exit 0 "$NS" gen blocksworld --seed $s --blocks $((3 + s % 3)) -o "$TMP/train/p$s.pddl"; done
+for s in 7 8; do expect_exit 0 "$NS" gen blocksworld --seed $s --blocks 6 -o "$TMP/val/p$s.pddl"; done
+for s in 9 10; do expect_exit 0 "$NS" gen blocksworld --seed $s --blocks 12 -o "$TMP/test/p$s.pddl"; done
+
+expect_exit 0 "$NS" learn "$D" "$TMP/train" --val "$TMP/val" --model xgb --mode delta -o "$TMP/x.model" --json
+grep -q '"model": "xgb", "mode": "delta", "encoder": "wl"' "$TMP/out" || fail "learn --json: $(cat "$TMP/out")"
+expect_exit 0 "$NS" learn "$D" "$TMP/train" --val "$TMP/val" --hidden 16 --epochs 20 -o "$TMP/l.model" --quiet
+[ -s "$TMP/l.model" ] || fail "no LSTM model written"
+
+for algo in search guided; do
+    expect_exit 0 "$NS" plan --model "$TMP/x.model" "$D" "$TMP/test/p9.pddl" --algo $algo --time-limit 20 \
+        --plan-file "$TMP/p9.$algo.plan"
+    expect_exit 0 "$NS" validate "$D" "$TMP/test/p9.pddl" "$TMP/p9.$algo.plan"
+done
+# several problems: JSON lines, plans into a folder, each one valid
+expect_exit 0 "$NS" plan --model "$TMP/x.model" "$D" "$TMP/test" --algo search --plan-dir "$TMP/plans" --json
+[ "$(grep -c '"solved": true' "$TMP/out")" -eq 2 ] || fail "plan --json: $(cat "$TMP/out")"
+for s in 9 10; do expect_exit 0 "$NS" validate "$D" "$TMP/test/p$s.pddl" "$TMP/plans/p$s.plan"; done
+# the paper's beam decoder with the LSTM: solved (0) or gave up (11), never anything else
+"$NS" plan --model "$TMP/l.model" "$D" "$TMP/test/p9.pddl" --plan-file "$TMP/b.plan" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 11 ] || fail "beam with the LSTM exited $rc"
+[ $rc -ne 0 ] || expect_exit 0 "$NS" validate "$D" "$TMP/test/p9.pddl" "$TMP/b.plan"
+expect_exit 33 "$NS" plan --model "$TMP/l.model" "$D" "$TMP/test/p9.pddl" --algo guided
+grep -q "LSTM" "$TMP/err" || fail "guided with an LSTM: $(cat "$TMP/err")"
+
+# bad model files: truncated, corrupted, missing, another domain's
+head -c 300 "$TMP/x.model" >"$TMP/trunc.model"
+expect_exit 31 "$NS" plan --model "$TMP/trunc.model" "$D" "$TMP/test/p9.pddl"
+grep -q "trunc.model" "$TMP/err" || fail "truncated model: $(cat "$TMP/err")"
+cp "$TMP/l.model" "$TMP/bad.model"
+printf 'XXXX' | dd of="$TMP/bad.model" bs=1 seek=2000 conv=notrunc 2>/dev/null
+expect_exit 31 "$NS" plan --model "$TMP/bad.model" "$D" "$TMP/test/p9.pddl"
+expect_exit 32 "$NS" plan --model "$TMP/none.model" "$D" "$TMP/test/p9.pddl"
+G=domains/gripper/domain.pddl
+mkdir -p "$TMP/g"
+for s in 1 2 3; do expect_exit 0 "$NS" gen gripper --seed $s --balls 2 -o "$TMP/g/p$s.pddl"; done
+expect_exit 0 "$NS" learn "$G" "$TMP/g" --model xgb -o "$TMP/g.model" --quiet
+expect_exit 31 "$NS" plan --model "$TMP/g.model" "$D" "$TMP/test/p9.pddl"
+grep -q "predicate" "$TMP/err" || fail "mismatched model: $(cat "$TMP/err")"
+# usage errors
+expect_exit 30 "$NS" plan "$D" "$TMP/test/p9.pddl"
+expect_exit 30 "$NS" learn "$D" "$TMP/train"
+expect_exit 30 "$NS" plan --model "$TMP/x.model" "$D" "$TMP/test/p9.pddl" --algo nope
+echo ok
