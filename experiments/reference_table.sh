@@ -109,6 +109,7 @@ export NS OUT EPOCHS LR PATIENCE PLANS
 
 t0=$(date +%s)
 for d in $DOMAINS; do for k in $SEEDS; do echo "$d $k"; done; done |
+    # shellcheck disable=SC2016
     xargs -P "$JOBS" -L 1 bash -c 'nice -n 10 bash -c "cell $0 $1" || echo "FAILED $0 seed $1 (see $OUT/$0/s$1/log.txt)"'
 echo "cells finished in $(($(date +%s) - t0)) s"
 
