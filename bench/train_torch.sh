@@ -20,7 +20,11 @@
 #      spin-waiting makes 2-thread PyTorch 30–40× slower than 1 thread; a
 #      short probe with the default policy is reported beside), PROBE_EPOCHS (3),
 #      ACC_SEEDS (further training seeds, 1 thread, both sides: "2 3"; the
-#      spread of test Hit@k across seeds is the noise the two are compared to).
+#      spread of test Hit@k across seeds is the noise the two are compared to),
+#      PROFILE (1: when the 1-thread ratio is below 2 and perf is installed,
+#      profile `nextstate train` for PROFILE_EPOCHS (40) epochs at 1 thread and
+#      add the time per function group to results.md; OUT/profile.txt keeps
+#      perf's flat report).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -41,6 +45,8 @@ if [ ! -x "$NS" ] || [ ! -f "$BUILD/libnextstate.a" ]; then make -s; fi
 WAIT=${TORCH_OMP_WAIT_POLICY:-PASSIVE}
 PROBE=${PROBE_EPOCHS:-3}
 ACC_SEEDS=${ACC_SEEDS-2 3}
+PROFILE=${PROFILE:-1}
+PROFILE_EPOCHS=${PROFILE_EPOCHS:-40}
 mkdir -p "$OUT/problems"
 for s in $SEEDS; do
     # shellcheck disable=SC2086
@@ -167,3 +173,50 @@ for side in ("nextstate", "torch"):
 open(os.path.join(out, "results.md"), "w").write("\n".join(L) + "\n")
 print("\n".join(L))
 EOF
+
+# Where nextstate's training time goes (perf, 1 thread), when it is not 2× faster.
+if [ "$PROFILE" = 1 ] && command -v perf >/dev/null &&
+    "$PY" -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["runs"] if x["threads"]==1]; sys.exit(0 if r and r[0]["ratio_samples_per_s"] < 2 else 1)' "$OUT/results.json"; then
+    echo "== profiling nextstate train (1 thread, $PROFILE_EPOCHS epochs)" >&2
+    if OPENBLAS_NUM_THREADS=1 perf record -q -o "$OUT/perf.data" "$NS" train "$OUT/split" -o "$OUT/model-prof.ckpt" \
+        --state-features "$OUT/feat/states" --action-features "$OUT/feat/actions" --epochs "$PROFILE_EPOCHS" --lr "$LR" \
+        --seed 1 --json --quiet >/dev/null 2>"$OUT/perf.log"; then
+        perf report -i "$OUT/perf.data" --no-children --stdio --sort symbol -g none 2>/dev/null | grep '%' >"$OUT/profile.txt"
+        "$PY" - "$OUT" "$PROFILE_EPOCHS" <<'EOF'
+import os, re, sys
+out, epochs = sys.argv[1], sys.argv[2]
+groups = [
+    ("GELU: scalar double-precision erf/exp from libm (ns_gelu_forward/backward)", r"erf|exp|gelu"),
+    ("GEMM (OpenBLAS): dense layers of the heads and T, forward and backward", r"sgemm|cblas|ns_linear_|ns_resmlp"),
+    ("sparse first layer, W[H×D] gathered per output unit (ns_sparse_linear_*)", r"sparse_linear"),
+    ("LayerNorm forward/backward", r"layernorm"),
+    ("AdamW update over all parameters", r"adamw"),
+    ("memset/memcpy (buffer zeroing, candidates padded to K+1 = 51)", r"memset|memmove|memcpy"),
+    ("L2 normalisation and the two losses", r"l2norm|infonce|action_loss|softmax"),
+]
+tot = {g[0]: 0.0 for g in groups}
+other = 0.0
+for line in open(os.path.join(out, "profile.txt")):
+    m = re.match(r"\s*([0-9.]+)%\s+\[.\]\s+(\S+)", line)
+    if not m:
+        continue
+    pct, sym = float(m.group(1)), m.group(2)
+    for name, rx in groups:
+        if re.search(rx, sym):
+            tot[name] += pct
+            break
+    else:
+        other += pct
+L = ["", f"## Where nextstate's training time goes (perf, 1 thread, {epochs} epochs; self time per function group)", "",
+     "| group | % of samples |", "|---|---|"]
+for name, _ in groups:
+    L.append(f"| {name} | {tot[name]:.1f} |")
+L.append(f"| everything else | {other:.1f} |")
+with open(os.path.join(out, "results.md"), "a") as f:
+    f.write("\n".join(L) + "\n")
+print("\n".join(L))
+EOF
+    else
+        echo "perf record failed (see $OUT/perf.log); no profile" >&2
+    fi
+fi
