@@ -8,13 +8,15 @@
 #
 #   experiments/generalize.sh [DOMAIN…] (default: blocksworld gripper visitall logistics)
 # Environment: OUT (results/generalize), CONFIG (wl-xgb-delta), TIME_LIMIT (10),
-#   BUILD (build).  Writes OUT/results.md, OUT/results.csv.
+#   ALGOS ("beam search guided"), BUILD (build).  Writes OUT/results.md,
+#   OUT/results.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NS=${BUILD:-build}/nextstate
 OUT=${OUT:-results/generalize}
 CONFIG=${CONFIG:-wl-xgb-delta}
 TL=${TIME_LIMIT:-10}
+ALGOS=${ALGOS:-beam search guided}
 IFS=- read -r ENC MODEL MODE <<<"$CONFIG"
 DOMAINS=("$@")
 [ ${#DOMAINS[@]} -gt 0 ] || DOMAINS=(blocksworld gripper visitall logistics)
@@ -67,7 +69,7 @@ for d in "${DOMAINS[@]}"; do
             >"$OUT/$d/$stem.gbfs.json" 2>/dev/null || true
         g=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["plan_length"], j["seconds"])' \
             "$OUT/$d/$stem.gbfs.json")
-        for algo in beam search; do
+        for algo in $ALGOS; do
             "$NS" plan --model "$OUT/$d/model" "$dom" "$p" --algo "$algo" --time-limit "$TL" \
                 --plan-file "$OUT/$d/$stem.$algo.plan" --json >"$OUT/$d/$stem.$algo.json" 2>/dev/null || true
             valid=no
@@ -83,22 +85,24 @@ EOF
     done
 done
 
-python3 - "$OUT" "$CONFIG" "$TL" <<'EOF' | tee "$OUT/results.md"
+python3 - "$OUT" "$CONFIG" "$TL" $ALGOS <<'EOF' | tee "$OUT/results.md"
 import csv, json, os, sys
-out, config, tl = sys.argv[1:]
+out, config, tl, algos = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
+desc = {"beam": "the first paper's decoder (width 3)", "search": "regret best-first search over the model's costs",
+        "restart": "beams widened until solved", "guided": "GBFS-hFF taking the model's choice among helpful actions"}
 print(f"## Learned planner ({config}) on generated problems larger than any seen in training")
 print()
 print(f"Trained on 4–8 small problems per domain (optimal plans by A*-LM-cut); {tl} s per problem; every plan checked")
-print("by `nextstate validate`. beam = the first paper's decoder (width 3); search = regret best-first search;")
-print("GBFS-hFF = nextstate's classical planner, for plan length.")
+print("by `nextstate validate`; plan lengths. " + "; ".join(f"{a} = {desc[a]}" for a in algos) + "; GBFS-hFF =")
+print("nextstate's classical planner alone, for comparison.")
 print()
-print("| domain | test problem | objects | beam | search | GBFS-hFF | search s |")
-print("|---|---|---|---|---|---|---|")
+print("| domain | test problem | objects | " + " | ".join(algos) + " | GBFS-hFF |")
+print("|---|---|---|" + "---|" * len(algos) + "---|")
 by = {}
 for r in rows:
     by.setdefault((r["domain"], r["problem"]), {})[r["algo"]] = r
-tot = {"beam": 0, "search": 0}
+tot = {a: 0 for a in algos}
 n = 0
 for (d, p), a in by.items():
     n += 1
@@ -107,12 +111,14 @@ for (d, p), a in by.items():
         if not r or r["valid"] != "yes":
             return "—"
         tot[x] += 1
-        return r["plan_length"]
-    b, s = cell("beam"), cell("search")
-    g = a["search"]["gbfs_length"]
-    print(f"| {d} | {p} | {a['search']['objects']} | {b} | {s} | {g if g != '-1' else '—'} | {float(a['search']['seconds']):.2f} |")
+        return f"{r['plan_length']} ({float(r['seconds']):.2f} s)"
+    cells = [cell(x) for x in algos]
+    any_row = next(iter(a.values()))
+    g = any_row["gbfs_length"]
+    gs = f"{g} ({float(any_row['gbfs_seconds']):.2f} s)" if g != "-1" else "—"
+    print(f"| {d} | {p} | {any_row['objects']} | " + " | ".join(cells) + f" | {gs} |")
 print()
-print(f"Solved: beam {tot['beam']}/{n}, search {tot['search']}/{n}.")
+print("Solved: " + ", ".join(f"{x} {tot[x]}/{n}" for x in algos) + ".")
 for d in sorted({k[0] for k in by}):
     j = json.load(open(os.path.join(out, d, "learn.json")))
     print(f"- {d}: {j['train_problems']} training problems ({j['train_rows']} transitions), D = {j['dim']}, "
