@@ -14,7 +14,7 @@
 #                        --successors), read from SUITE (default results/suite; built when missing)
 #      ENCODERS  "builtin wl wl-litact"  (wl-litact: WL states + the built-in per-action features,
 #                the ablation that isolates the lifted action encoding)
-#      EPOCHS (60), LR (1e-3), SEED (1), JOBS (2), TL (10 s per problem, acp build; an existing
+#      PROTOCOLS ("interpolation extrapolation"), EPOCHS (60), LR (1e-3), SEED (1), JOBS (2), TL (10 s per problem, acp build; an existing
 #      OUT/DOMAIN/data is reused), TRAIN_OPTS (extra `nextstate train` options), BUILD, NS_BIN
 set -u
 BUILD=${BUILD:-build}
@@ -30,6 +30,7 @@ SEED=${SEED:-1}
 JOBS=${JOBS:-2}
 TL=${TL:-10}
 TRAIN_OPTS=${TRAIN_OPTS:-}
+PROTOCOLS=${PROTOCOLS:-interpolation extrapolation}
 export OPENBLAS_NUM_THREADS=1
 [ -x "$NS" ] || make -s
 mkdir -p "$OUT"
@@ -61,7 +62,7 @@ one_domain() { # short acp suite
         data="$SUITE/$suite/data"
         : >"$dir/log"
     fi
-    for proto in interpolation extrapolation; do
+    for proto in $PROTOCOLS; do
         local sp="$dir/split-$proto" wl="$dir/wl-$proto"
         "$NS" split "$proto" "$data" -o "$sp" --pool-size 128 --seed "$SEED" 2>>"$dir/log" || return 1
         mkdir -p "$wl"
@@ -89,7 +90,7 @@ one_domain() { # short acp suite
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$dir/seconds"
 }
-export -f one_domain; export NS BENCH OUT DATA SUITE ENCODERS EPOCHS LR SEED TL TRAIN_OPTS
+export -f one_domain; export NS BENCH OUT DATA SUITE ENCODERS EPOCHS LR SEED TL TRAIN_OPTS PROTOCOLS
 start=$(date +%s)
 echo "$domains" | xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS="|" read -r n a s _ _ <<<"{}"; one_domain "$n" "$a" "$s" || echo "FAILED $n (see '"$OUT"'/$n/log)"'
 wall=$(($(date +%s) - start))
@@ -120,10 +121,11 @@ json="$OUT/results.json"
 pct() { [ -n "$1" ] && awk -v x="$1" 'BEGIN { printf "%.1f", 100 * x }' || printf -- "–"; }
 h5() { num 'hit@5' "$OUT/$1/eval-$2-$3.json"; }
 md="$OUT/results.md"
+first_enc=${ENCODERS%% *}
 {
     echo "# EmbedPlan world model on the nine domains: WL states + lifted WL actions vs built-in literals"
     echo
-    echo "Data: $DATA; lr $LR, $EPOCHS epochs (dev-selected), seed $SEED, pools of 128, Hit@5 (%, random ties)."
+    echo "Data: $DATA; lr $LR, $EPOCHS epochs (dev-selected), seed $SEED, pools of 128, Hit@5 (%, random ties)${TRAIN_OPTS:+; train options $TRAIN_OPTS}."
     echo "WL: ILG, 2 iterations, statics in, multiset hashing, vocabulary fitted on the split's training states;"
     echo "lifted actions: schema one-hot ⊕ WL colours of each argument object in the current state (state-action rows)."
     echo "wl-litact: WL states with the built-in per-action features (schema + argument-name one-hots)."
@@ -144,7 +146,7 @@ md="$OUT/results.md"
             for enc in $ENCODERS; do row="$row $(pct "$(h5 "$n" "$proto" "$enc")") |"; done
         done
         [ "$DATA" = acp ] && row="$row $li / $le |"
-        row="$row $(num n "$OUT/$n/eval-interpolation-builtin.json") / $(num n "$OUT/$n/eval-extrapolation-builtin.json") | $(cat "$OUT/$n/seconds" 2>/dev/null) |"
+        row="$row $(num n "$OUT/$n/eval-interpolation-$first_enc.json") / $(num n "$OUT/$n/eval-extrapolation-$first_enc.json") | $(cat "$OUT/$n/seconds" 2>/dev/null) |"
         echo "$row"
     done <<<"$domains"
     for subset in "nine|blocksworld depots ferry floortile goldminer grid logistics rovers satellite" \
