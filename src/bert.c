@@ -202,48 +202,109 @@ int ns_bert_tokenize(const ns_bert *m, const char *text, size_t len, int32_t *id
     return ns_wordpiece_encode(m->wp, text, len, m->c.max_seq_length, ids);
 }
 
-typedef struct len_idx {
-    int len, idx;
-} len_idx;
+typedef struct window {
+    int len, idx;       /* model-input length (CLS and SEP included), window index */
+    int text;           /* the text it belongs to */
+    int64_t start;      /* its first piece in the pieces array */
+} window;
 
 static int by_len_desc(const void *a, const void *b)
 {
-    const len_idx *x = a, *y = b;
+    const window *x = a, *y = b;
     return x->len != y->len ? y->len - x->len : x->idx - y->idx;
+}
+
+/* Both encoders: every text becomes one model input (its first
+ * max_seq_length − 2 pieces, as sentence-transformers truncates) or, with
+ * chunks, one per consecutive max_seq_length − 2 pieces; inputs run in
+ * batches sorted by length; a text's embedding is the mean of its inputs'
+ * pooled embeddings, normalised again when the model normalises and there
+ * were several (one input: exactly the truncating encoder's vector). */
+static void encode(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch, ns_progress *prog,
+                   float *out, bool chunks)
+{
+    if (n <= 0) return;
+    if (batch <= 0) batch = 32;
+    const int ms = m->c.max_seq_length, K = ms - 2 > 0 ? ms - 2 : 1, H = m->c.hidden;
+    int32_t *pieces = NULL;
+    size_t np = 0, cap = 0;
+    int64_t *poff = ns_xmalloc((size_t)(n + 1) * sizeof *poff);
+    int *nwin = ns_xmalloc((size_t)n * sizeof *nwin);
+    int64_t nw = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len = lens ? lens[i] : strlen(texts[i]);
+        poff[i] = (int64_t)np;
+        if (ms > 2) ns_wordpiece_tokenize(m->wp, texts[i], len, chunks ? 0 : np + (size_t)K, &pieces, &np, &cap);
+        int64_t count = (int64_t)np - poff[i];
+        nwin[i] = chunks && count > K ? (int)((count + K - 1) / K) : 1;
+        nw += nwin[i];
+    }
+    poff[n] = (int64_t)np;
+    window *w = ns_xmalloc((size_t)nw * sizeof *w);
+    nw = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < nwin[i]; k++, nw++) {
+            int64_t st = poff[i] + (int64_t)k * K, left = poff[i + 1] - st;
+            w[nw].text = i;
+            w[nw].start = st;
+            w[nw].len = (int)(left < K ? (left > 0 ? left : 0) : K) + 2;
+            w[nw].idx = (int)nw;
+        }
+    qsort(w, (size_t)nw, sizeof *w, by_len_desc);
+    memset(out, 0, (size_t)n * H * sizeof *out);
+    int32_t *ids = ns_xmalloc((size_t)batch * ms * sizeof *ids);
+    const int32_t **bids = ns_xmalloc((size_t)batch * sizeof *bids);
+    int *blens = ns_xmalloc((size_t)batch * sizeof *blens);
+    float *bout = ns_xmalloc((size_t)batch * H * sizeof *bout);
+    const int cls = ns_wordpiece_cls_id(m->wp), sep = ns_wordpiece_sep_id(m->wp);
+    for (int64_t s = 0; s < nw; s += batch) {
+        int b = nw - s < batch ? (int)(nw - s) : batch;
+        for (int k = 0; k < b; k++) {
+            const window *x = &w[s + k];
+            int32_t *d = ids + (size_t)k * ms;
+            d[0] = cls;
+            if (x->len > 2) memcpy(d + 1, pieces + x->start, (size_t)(x->len - 2) * sizeof *d);
+            d[x->len - 1] = sep;
+            bids[k] = d;
+            blens[k] = x->len;
+        }
+        ns_bert_forward(m, b, bids, blens, NULL, bout);
+        for (int k = 0; k < b; k++) {
+            float *o = out + (size_t)w[s + k].text * H;
+            for (int d = 0; d < H; d++) o[d] += bout[(size_t)k * H + d];
+        }
+        if (prog) ns_progress_update(prog, (long)(s + b), (long)nw, chunks ? "windows" : "texts");
+    }
+    for (int i = 0; i < n; i++) {
+        if (nwin[i] == 1) continue;
+        float *o = out + (size_t)i * H;
+        double nn = 0;
+        for (int d = 0; d < H; d++) o[d] /= (float)nwin[i], nn += (double)o[d] * o[d];
+        if (m->c.normalize) {
+            float inv = (float)(1.0 / fmax(sqrt(nn), 1e-12));
+            for (int d = 0; d < H; d++) o[d] *= inv;
+        }
+    }
+    free(ids);
+    free(bids);
+    free(blens);
+    free(bout);
+    free(w);
+    free(nwin);
+    free(poff);
+    free(pieces);
 }
 
 void ns_bert_encode(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch,
                     ns_progress *prog, float *out)
 {
-    if (n <= 0) return;
-    if (batch <= 0) batch = 32;
-    int ms = m->c.max_seq_length, H = m->c.hidden;
-    int32_t *ids = ns_xmalloc((size_t)n * ms * sizeof *ids);
-    len_idx *order = ns_xmalloc((size_t)n * sizeof *order);
-    for (int i = 0; i < n; i++) {
-        size_t len = lens ? lens[i] : strlen(texts[i]);
-        order[i].len = ns_bert_tokenize(m, texts[i], len, ids + (size_t)i * ms);
-        order[i].idx = i;
-    }
-    qsort(order, (size_t)n, sizeof *order, by_len_desc);
-    const int32_t **bids = ns_xmalloc((size_t)batch * sizeof *bids);
-    int *blens = ns_xmalloc((size_t)batch * sizeof *blens);
-    float *bout = ns_xmalloc((size_t)batch * H * sizeof *bout);
-    for (int s = 0; s < n; s += batch) {
-        int b = n - s < batch ? n - s : batch;
-        for (int k = 0; k < b; k++) {
-            bids[k] = ids + (size_t)order[s + k].idx * ms;
-            blens[k] = order[s + k].len;
-        }
-        ns_bert_forward(m, b, bids, blens, NULL, bout);
-        for (int k = 0; k < b; k++) memcpy(out + (size_t)order[s + k].idx * H, bout + (size_t)k * H, H * sizeof *out);
-        if (prog) ns_progress_update(prog, s + b, n, "texts");
-    }
-    free(bids);
-    free(blens);
-    free(bout);
-    free(order);
-    free(ids);
+    encode(m, n, texts, lens, batch, prog, out, false);
+}
+
+void ns_bert_encode_chunks(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch,
+                           ns_progress *prog, float *out)
+{
+    encode(m, n, texts, lens, batch, prog, out, true);
 }
 
 /* ---------------------------------------------------------------- loading */

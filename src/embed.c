@@ -288,19 +288,22 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
                          const size_t *lens, const ns_embed_opts *o, int64_t *computed, ns_error *err)
 {
     const ns_bert_config *c = ns_bert_config_of(m);
+    const bool chunks = o && o->chunks;
+    const uint64_t fp = ns_bert_fingerprint(m) ^ (chunks ? NS_EMBED_CHUNKS_SALT : 0);
+    char name[160];
+    snprintf(name, sizeof name, "%s%s", c->name, chunks ? "+chunks" : "");
     if (computed) *computed = 0;
     if (t->n == 0 && t->fingerprint == 0) {
         t->dim = c->hidden;
-        snprintf(t->model, sizeof t->model, "%s", c->name);
-        t->fingerprint = ns_bert_fingerprint(m);
+        snprintf(t->model, sizeof t->model, "%.*s", (int)sizeof t->model - 1, name);
+        t->fingerprint = fp;
         t->normalized = c->normalize;
     }
-    if (t->dim != c->hidden || (t->fingerprint && t->fingerprint != ns_bert_fingerprint(m)))
+    if (t->dim != c->hidden || (t->fingerprint && t->fingerprint != fp))
         return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
                             "the embedding cache was made by another model (%s, %d dims, fingerprint %016" PRIx64
                             "), not %s (%d dims, %016" PRIx64 "): use another cache folder",
-                            t->model[0] ? t->model : "unknown", t->dim, t->fingerprint, c->name, c->hidden,
-                            ns_bert_fingerprint(m));
+                            t->model[0] ? t->model : "unknown", t->dim, t->fingerprint, name, c->hidden, fp);
     /* the distinct missing texts */
     const char **todo = ns_xmalloc((size_t)(n + 1) * sizeof *todo);
     size_t *todo_len = ns_xmalloc((size_t)(n + 1) * sizeof *todo_len);
@@ -336,7 +339,8 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
         reserve_rows(t, t->n + k);
         for (int64_t s = 0; s < k; s += batch) {
             int b = (int)(k - s < batch ? k - s : batch);
-            ns_bert_encode(m, b, todo + s, todo_len + s, batch, NULL, out);
+            if (chunks) ns_bert_encode_chunks(m, b, todo + s, todo_len + s, batch, NULL, out);
+            else ns_bert_encode(m, b, todo + s, todo_len + s, batch, NULL, out);
             for (int i = 0; i < b; i++) ns_embed_put(t, todo_key[s + i], out + (size_t)i * c->hidden);
             ns_progress_update(&prog, (long)(s + b), (long)k, "texts");
         }

@@ -75,7 +75,7 @@ static qinfo query(const ns_world_inputs *in, const ns_refs *refs, int64_t i)
     q.tr = ns_dataset_transition(in->ds[q.d], refs->ref[2 * i + 1]);
     q.srow = in->state_base[q.d] + q.tr[1];
     q.nrow = in->state_base[q.d] + q.tr[3];
-    q.arow = in->action_base[q.d] + in->action_offset[q.d][q.tr[0]] + q.tr[2];
+    q.arow = ns_world_transition_arow(in, q.d, refs->ref[2 * i + 1]);
     return q;
 }
 
@@ -129,9 +129,8 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
         arows[na_++] = q.arow;
         if (!o->acc) continue;
         const int64_t *off = in->ds[q.d]->applicable_offsets.data;
-        const int32_t *ops = in->ds[q.d]->applicable_ops.data;
-        int64_t base = in->action_base[q.d] + in->action_offset[q.d][q.tr[0]];
-        for (int64_t k = off[q.tr[1]]; k < off[q.tr[1] + 1]; k++) arows[na_++] = base + ops[k];
+        for (int64_t k = off[q.tr[1]]; k < off[q.tr[1] + 1]; k++)
+            arows[na_++] = ns_world_applicable_arow(in, q.d, q.tr[1], k);
     }
     na_ = uniq_sort(arows, na_);
     ns_world_ws *ws = ns_world_ws_new();
@@ -174,11 +173,10 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
             if (!o->acc) continue;
             const int64_t *off = in->ds[q.d]->applicable_offsets.data;
             const int32_t *ops = in->ds[q.d]->applicable_ops.data;
-            int64_t base = in->action_base[q.d] + in->action_offset[q.d][q.tr[0]];
             for (int64_t a = off[q.tr[1]]; a < off[q.tr[1] + 1]; a++) {
                 if (ops[a] == q.tr[2]) continue;
                 memcpy(phs + (size_t)P * O, hs, (size_t)O * sizeof(float));
-                memcpy(pha + (size_t)P * O, HA + (size_t)find(arows, na_, base + ops[a]) * O,
+                memcpy(pha + (size_t)P * O, HA + (size_t)find(arows, na_, ns_world_applicable_arow(in, q.d, q.tr[1], a)) * O,
                        (size_t)O * sizeof(float));
                 P++;
             }

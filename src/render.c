@@ -877,6 +877,30 @@ void ns_render_prep_prompt_bits(const ns_render_prep *pp, const uint64_t *bits, 
     ns_buf_put(out, pp->tail, pp->tail_len);
 }
 
+const char *ns_prompt_layout_name(ns_prompt_layout l) { return l == NS_PROMPT_STATE_FIRST ? "state-first" : "paper"; }
+
+int ns_prompt_layout_parse(const char *s)
+{
+    if (!strcmp(s, "paper")) return NS_PROMPT_PAPER;
+    if (!strcmp(s, "state-first")) return NS_PROMPT_STATE_FIRST;
+    return -1;
+}
+
+void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l,
+                                       ns_buf *out)
+{
+    if (l == NS_PROMPT_PAPER) {
+        ns_render_prep_prompt_bits(pp, bits, out);
+        return;
+    }
+    ns_buf_puts(out, HDR_STATE + 2); /* without the blank line that separates it from the problem block */
+    put_state_bits(pp, bits, out);
+    ns_buf_puts(out, "\n\n");
+    ns_buf_puts(out, HDR_PROBLEM);
+    ns_buf_puts(out, pp->problem);
+    ns_buf_put(out, pp->tail, pp->tail_len);
+}
+
 void ns_render_prep_context_only(const ns_render_prep *pp, ns_buf *out)
 {
     ns_buf_put(out, pp->head, pp->head_len);

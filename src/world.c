@@ -35,12 +35,84 @@ static bool ends_with(const char *s, const char *suf)
     return a >= b && !strcmp(s + a - b, suf);
 }
 
+const char *ns_action_rows_name(ns_action_rows m) { return m == NS_AROWS_STATE_ACTION ? "state-action" : "action"; }
+
+int ns_action_rows_parse(const char *s)
+{
+    if (!strcmp(s, "action")) return NS_AROWS_ACTION;
+    if (!strcmp(s, "state-action")) return NS_AROWS_STATE_ACTION;
+    return -1;
+}
+
+#define ROWS_FORMAT "nextstate-feature-rows"
+
+static ns_status load_csr(ns_features *f, const char *spec, ns_error *err);
+
+/* SPEC.rows.json, SPEC without a trailing ".npy" (malloc'ed). */
+static char *rows_path(const char *spec)
+{
+    size_t n = strlen(spec);
+    if (ends_with(spec, ".npy")) n -= 4;
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "%.*s.rows.json", (int)n, spec);
+    return b.data;
+}
+
+ns_status ns_features_rows_save(const char *spec, ns_action_rows m, int64_t nrows, ns_error *err)
+{
+    char *path = rows_path(spec);
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "{\"format\": \"%s\", \"version\": 1, \"rows\": \"%s\", \"count\": %lld}\n", ROWS_FORMAT,
+                  ns_action_rows_name(m), (long long)nrows);
+    ns_status st = ns_write_file_atomic(path, b.data, b.len, err);
+    ns_buf_free(&b);
+    free(path);
+    return st;
+}
+
+/* Reads the row mode of spec's sidecar into f->rows (action mode without one). */
+static ns_status load_rows_sidecar(ns_features *f, const char *spec, ns_error *err)
+{
+    char *path = rows_path(spec);
+    struct stat sb;
+    f->rows = NS_AROWS_ACTION;
+    if (stat(path, &sb) != 0) {
+        free(path);
+        return NS_OK;
+    }
+    ns_json j;
+    ns_status st = ns_json_read(&j, path, err);
+    if (st) {
+        free(path);
+        return st;
+    }
+    const char *fmt = NULL, *rows = NULL;
+    int64_t count = -1;
+    if (!ns_json_get_str(&j, "format", &fmt) || strcmp(fmt, ROWS_FORMAT) || !ns_json_get_str(&j, "rows", &rows) ||
+        ns_action_rows_parse(rows) < 0 || !ns_json_get_int(&j, "count", &count))
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                          "not a feature-rows file (expected {\"format\": \"%s\", \"rows\": \"action\"|\"state-action\", "
+                          "\"count\": N})",
+                          ROWS_FORMAT);
+    else if (count != f->nrows)
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "says %lld rows; the features beside it (%s) have %lld",
+                          (long long)count, spec, (long long)f->nrows);
+    else
+        f->rows = (ns_action_rows)ns_action_rows_parse(rows);
+    ns_json_free(&j);
+    free(path);
+    return st;
+}
+
 ns_status ns_features_load(ns_features *f, const char *spec, ns_error *err)
 {
+    ns_status st = NS_OK;
     memset(f, 0, sizeof *f);
     if (ends_with(spec, ".npy")) {
         ns_array a;
-        ns_status st = ns_npy_read(spec, &a, NULL, err);
+        st = ns_npy_read(spec, &a, NULL, err);
         if (st) return st;
         if (a.dtype != NS_F32 || a.ndim != 2) {
             int nd = a.ndim;
@@ -53,8 +125,16 @@ ns_status ns_features_load(ns_features *f, const char *spec, ns_error *err)
         f->nrows = a.shape[0];
         f->dim = a.shape[1];
         f->dense = a.data;
-        return NS_OK;
+    } else {
+        st = load_csr(f, spec, err);
     }
+    if (!st) st = load_rows_sidecar(f, spec, err);
+    if (st) ns_features_free(f);
+    return st;
+}
+
+static ns_status load_csr(ns_features *f, const char *spec, ns_error *err)
+{
     const char *slash = strrchr(spec, '/');
     char dir[4096];
     const char *prefix = spec;
@@ -88,14 +168,17 @@ ns_status ns_features_stack(ns_features *out, ns_features *a, int n, ns_error *e
         return NS_OK;
     }
     for (int i = 1; i < n; i++)
-        if (a[i].sparse != a[0].sparse || a[i].dim != a[0].dim) {
+        if (a[i].sparse != a[0].sparse || a[i].dim != a[0].dim || a[i].rows != a[0].rows) {
             return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
-                                "features of dataset %d (%s, width %lld) differ from dataset 0's (%s, width %lld)", i,
-                                a[i].sparse ? "sparse" : "dense", (long long)a[i].dim,
-                                a[0].sparse ? "sparse" : "dense", (long long)a[0].dim);
+                                "features of dataset %d (%s, width %lld, %s rows) differ from dataset 0's (%s, width "
+                                "%lld, %s rows)",
+                                i, a[i].sparse ? "sparse" : "dense", (long long)a[i].dim,
+                                ns_action_rows_name(a[i].rows), a[0].sparse ? "sparse" : "dense", (long long)a[0].dim,
+                                ns_action_rows_name(a[0].rows));
         }
     out->sparse = a[0].sparse;
     out->dim = a[0].dim;
+    out->rows = a[0].rows;
     if (!out->sparse) {
         int64_t rows = 0;
         for (int i = 0; i < n; i++) rows += a[i].nrows;
@@ -309,6 +392,31 @@ void ns_builtin_actions(ns_features *f, const ns_dataset *ds, const ns_vocab *v)
     ns_buf_free(&b);
 }
 
+/* Pair ids of dataset ds's transitions (state-action rows): the position
+ * of each transition's operator in its state's applicable list. */
+static ns_status transition_pairs(const ns_dataset *ds, int64_t **out, ns_error *err)
+{
+    int64_t T = ns_dataset_ntransitions(ds);
+    const int64_t *off = ds->applicable_offsets.data;
+    const int32_t *ops = ds->applicable_ops.data;
+    int64_t *tp = ns_xmalloc((size_t)(T ? T : 1) * sizeof *tp);
+    for (int64_t t = 0; t < T; t++) {
+        const int32_t *tr = ns_dataset_transition(ds, t);
+        int64_t k = off[tr[1]];
+        while (k < off[tr[1] + 1] && ops[k] != tr[2]) k++;
+        if (k == off[tr[1] + 1]) {
+            free(tp);
+            return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                                "dataset %s: transition %lld's operator %s is not among the applicable operators of "
+                                "its state %d, so it has no state-action row",
+                                ds->domain_name, (long long)t, ds->problems[tr[0]].ops[tr[2]], tr[1]);
+        }
+        tp[t] = k;
+    }
+    *out = tp;
+    return NS_OK;
+}
+
 ns_status ns_world_inputs_init(ns_world_inputs *in, const ns_dataset *const *ds, int nds, ns_features *state,
                                ns_features *action, ns_error *err)
 {
@@ -317,25 +425,42 @@ ns_status ns_world_inputs_init(ns_world_inputs *in, const ns_dataset *const *ds,
     in->ds = ds;
     in->state = *state;
     in->action = *action;
+    in->action_rows = action->rows;
     memset(state, 0, sizeof *state);
     memset(action, 0, sizeof *action);
+    const bool pairs = in->action_rows == NS_AROWS_STATE_ACTION;
     in->state_base = ns_xcalloc((size_t)nds + 1, sizeof(int64_t));
     in->action_base = ns_xcalloc((size_t)nds + 1, sizeof(int64_t));
     in->action_offset = ns_xcalloc((size_t)nds, sizeof(int64_t *));
+    in->tr_pair = ns_xcalloc((size_t)nds, sizeof(int64_t *));
+    int64_t nactions = 0, npairs = 0;
     for (int d = 0; d < nds; d++) {
         in->action_offset[d] = ns_action_offsets(ds[d]);
         in->state_base[d + 1] = in->state_base[d] + ns_dataset_nstates(ds[d]);
-        in->action_base[d + 1] = in->action_base[d] + in->action_offset[d][ds[d]->nproblems];
+        nactions += in->action_offset[d][ds[d]->nproblems];
+        npairs += ds[d]->applicable_ops.shape[0];
+        in->action_base[d + 1] = pairs ? npairs : nactions;
+        if (pairs) {
+            ns_status st = transition_pairs(ds[d], &in->tr_pair[d], err);
+            if (st) return st;
+        }
     }
     if (in->state.nrows != in->state_base[nds])
         return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
                             "state features have %lld rows; the dataset%s %lld states (one row per global state id)",
                             (long long)in->state.nrows, nds > 1 ? "s have" : " has", (long long)in->state_base[nds]);
-    if (in->action.nrows != in->action_base[nds])
-        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
-                            "action features have %lld rows; the dataset%s %lld ground actions (row = "
-                            "action_offset[problem] + operator)",
-                            (long long)in->action.nrows, nds > 1 ? "s have" : " has", (long long)in->action_base[nds]);
+    if (in->action.nrows != in->action_base[nds]) {
+        int64_t other = pairs ? nactions : npairs;
+        return ns_error_set(
+            err, NS_ERR_INPUT, NULL, 0, 0, "action features have %lld rows; the dataset%s %lld %s%s",
+            (long long)in->action.nrows, nds > 1 ? "s have" : " has", (long long)in->action_base[nds],
+            pairs ? "(state, applicable action) pairs (state-action rows: row = applicable_offsets[state] + k)"
+                  : "ground actions (row = action_offset[problem] + operator)",
+            in->action.nrows != other ? ""
+            : pairs ? " — the features look like one row per ground action, yet their .rows.json says state-action"
+                    : " — the features look like one row per (state, applicable action) pair: such state-dependent "
+                      "encodings need the .rows.json sidecar `nextstate encode --actions` writes");
+    }
     return NS_OK;
 }
 
@@ -344,10 +469,27 @@ void ns_world_inputs_free(ns_world_inputs *in)
     ns_features_free(&in->state);
     ns_features_free(&in->action);
     for (int d = 0; d < in->nds && in->action_offset; d++) free(in->action_offset[d]);
+    for (int d = 0; d < in->nds && in->tr_pair; d++) free(in->tr_pair[d]);
     free(in->action_offset);
+    free(in->tr_pair);
     free(in->state_base);
     free(in->action_base);
     memset(in, 0, sizeof *in);
+}
+
+int64_t ns_world_transition_arow(const ns_world_inputs *in, int d, int64_t t)
+{
+    if (in->action_rows == NS_AROWS_STATE_ACTION) return in->action_base[d] + in->tr_pair[d][t];
+    const int32_t *tr = ns_dataset_transition(in->ds[d], t);
+    return in->action_base[d] + in->action_offset[d][tr[0]] + tr[2];
+}
+
+int64_t ns_world_applicable_arow(const ns_world_inputs *in, int d, int64_t s, int64_t k)
+{
+    if (in->action_rows == NS_AROWS_STATE_ACTION) return in->action_base[d] + k;
+    const ns_dataset *ds = in->ds[d];
+    int p = ((const int32_t *)ds->state_problem.data)[s];
+    return in->action_base[d] + in->action_offset[d][p] + ((const int32_t *)ds->applicable_ops.data)[k];
 }
 
 /* ======================================================================
@@ -834,7 +976,7 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
         const int32_t *tr = ns_dataset_transition(ds, refs[2 * i + 1]);
         srows[i] = in->state_base[d] + tr[1];
         srows[n + i] = in->state_base[d] + tr[3];
-        arow[i] = in->action_base[d] + in->action_offset[d][tr[0]] + tr[2];
+        arow[i] = ns_world_transition_arow(in, d, refs[2 * i + 1]);
         pair_s[i] = i;
         pair_a[i] = arow[i];
     }
@@ -865,13 +1007,14 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
             const int64_t *off = ds->applicable_offsets.data;
             const int32_t *ops = ds->applicable_ops.data;
             int m = 0, seen = 0;
+            /* tmp: positions in the state's applicable list */
             for (int64_t k = off[tr[1]]; k < off[tr[1] + 1]; k++) {
                 if (ops[k] == tr[2]) continue;
                 if (m < K) {
-                    tmp[m++] = ops[k];
+                    tmp[m++] = (int32_t)(k - off[tr[1]]);
                 } else { /* reservoir sampling keeps a uniform K-subset */
                     uint64_t r = ns_rng_below(rng, (uint64_t)seen + 1);
-                    if (r < (uint64_t)K) tmp[r] = ops[k];
+                    if (r < (uint64_t)K) tmp[r] = (int32_t)(k - off[tr[1]]);
                 }
                 seen++;
             }
@@ -880,10 +1023,9 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
             truth[na] = 0;
             act_rows[na] = i;
             pad_pair[(size_t)na * kmax] = i;
-            int64_t base = in->action_base[d] + in->action_offset[d][tr[0]];
             for (int j = 0; j < m; j++) {
                 pair_s[P] = i;
-                pair_a[P] = base + tmp[j];
+                pair_a[P] = ns_world_applicable_arow(in, d, tr[1], off[tr[1]] + tmp[j]);
                 pad_pair[(size_t)na * kmax + 1 + j] = P++;
             }
             for (int j = 1 + m; j < kmax; j++) pad_pair[(size_t)na * kmax + j] = -1;
@@ -1074,11 +1216,11 @@ static void config_json(const ns_world_config *c, ns_buf *b)
 {
     ns_buf_printf(b,
                   "{\"kind\": \"%s\", \"state_dim\": %d, \"action_dim\": %d, \"state_sparse\": %s, "
-                  "\"action_sparse\": %s, \"layers\": %d, \"state_hidden\": %d, \"action_hidden\": %d, "
-                  "\"out\": %d, \"t_hidden\": %d}",
+                  "\"action_sparse\": %s, \"action_rows\": \"%s\", \"layers\": %d, \"state_hidden\": %d, "
+                  "\"action_hidden\": %d, \"out\": %d, \"t_hidden\": %d}",
                   ns_world_kind_name(c->kind), c->state_dim, c->action_dim, c->state_sparse ? "true" : "false",
-                  c->action_sparse ? "true" : "false", c->layers, c->state_hidden, c->action_hidden, c->out,
-                  c->t_hidden);
+                  c->action_sparse ? "true" : "false", ns_action_rows_name(c->action_rows), c->layers, c->state_hidden,
+                  c->action_hidden, c->out, c->t_hidden);
 }
 
 ns_status ns_world_save(const ns_world *w, const char *path, const char *features_json, const char *train_json,
@@ -1145,6 +1287,15 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
                             "not a world-model checkpoint (meta lacks format \"%s\" or a complete config)",
                             NS_WORLD_FORMAT);
     }
+    /* checkpoints written before row modes existed have none: action rows */
+    const char *arows = "action";
+    if (ns_json_get(c, "action_rows") && (!ns_json_get_str(c, "action_rows", &arows) || ns_action_rows_parse(arows) < 0)) {
+        ns_json_free(&j);
+        ns_ckpt_info_free(&info);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                            "world-model checkpoint: config.action_rows must be \"action\" or \"state-action\"");
+    }
+    cfg.action_rows = (ns_action_rows)ns_action_rows_parse(arows);
     cfg.kind = (ns_world_kind)ns_world_kind_parse(kind);
     cfg.state_dim = (int)v[0];
     cfg.action_dim = (int)v[1];
@@ -1172,6 +1323,15 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
 ns_status ns_world_check_inputs(const ns_world *w, const ns_world_inputs *in, ns_error *err)
 {
     const ns_world_config *c = &w->cfg;
+    if (in->action_rows != c->action_rows)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "action features have %s rows (%s); the model was trained on %s rows (%s)",
+                            ns_action_rows_name(in->action_rows),
+                            in->action_rows == NS_AROWS_STATE_ACTION ? "one per (state, applicable action) pair"
+                                                                     : "one per ground action",
+                            ns_action_rows_name(c->action_rows),
+                            c->action_rows == NS_AROWS_STATE_ACTION ? "one per (state, applicable action) pair"
+                                                                    : "one per ground action");
     if (in->state.sparse != c->state_sparse || in->state.dim != c->state_dim)
         return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
                             "state features are %s with %lld columns; the model expects %s with %d",

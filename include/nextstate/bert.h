@@ -82,6 +82,13 @@ void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const i
  * `batch` texts (≤ 0: 32), reporting to prog when non-NULL. */
 void ns_bert_encode(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch,
                     ns_progress *prog, float *out);
+/* The same without truncation: a text longer than max_seq_length − 2 word
+ * pieces is cut into consecutive windows of that many pieces (each with CLS
+ * and SEP), every window is encoded, and the text's embedding is the mean of
+ * its window embeddings (L2-normalised again when the model normalises).  A
+ * text that fits in one window gets exactly ns_bert_encode's vector. */
+void ns_bert_encode_chunks(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch,
+                           ns_progress *prog, float *out);
 
 /* The relative-position bucket MPNet uses for key position minus query
  * position rel (exposed for tests). */

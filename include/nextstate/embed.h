@@ -40,6 +40,7 @@
 #define NS_EMBED_FORMAT "nextstate-embeddings"
 #define NS_EMBED_VERSION 1
 #define NS_EMBED_KEY_SEED 0x656d626564ULL /* "embed" */
+#define NS_EMBED_CHUNKS_SALT 0x6368756e6b73ULL /* "chunks": fingerprint of a chunking encoder = model's ^ salt */
 
 typedef struct ns_embed_table {
     int dim;
@@ -83,6 +84,8 @@ ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error
 typedef struct ns_embed_opts {
     int batch;     /* texts per forward pass (≤ 0: 32) */
     bool progress; /* progress line on stderr (when it is a terminal) */
+    bool chunks;   /* ns_bert_encode_chunks instead of truncation: a distinct encoder, so its
+                      table carries the model's name + "+chunks" and a fingerprint of its own */
 } ns_embed_opts;
 
 /* Makes sure t holds every text of texts[0..n) (lengths lens, or NULL for

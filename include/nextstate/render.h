@@ -152,6 +152,18 @@ ns_status ns_render_prep_state(const ns_render_prep *pp, const int *true_atoms,
  * beyond natoms are ignored). */
 void ns_render_prep_prompt_bits(const ns_render_prep *pp, const uint64_t *bits, ns_buf *out);
 void ns_render_prep_state_bits(const ns_render_prep *pp, const uint64_t *bits, ns_buf *out);
+/* Prompt layouts.  NS_PROMPT_PAPER is the exact prompt above (the default
+ * everywhere).  NS_PROMPT_STATE_FIRST holds the same blocks with the state
+ * first,
+ *   "### CURRENT STATE ###\n{state}\n\n### PROBLEM DESCRIPTION ###\n{problem}\n\n### GOAL DESCRIPTION ###\n{goal}",
+ * so that an encoder which truncates its input (all-MiniLM-L6-v2 reads 256
+ * word pieces) loses the constant problem and goal text rather than the
+ * state. */
+typedef enum ns_prompt_layout { NS_PROMPT_PAPER, NS_PROMPT_STATE_FIRST } ns_prompt_layout;
+const char *ns_prompt_layout_name(ns_prompt_layout l); /* "paper", "state-first" */
+int ns_prompt_layout_parse(const char *s);             /* -1 when unknown */
+void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l,
+                                       ns_buf *out);
 /* Appends the prompt with an empty CURRENT STATE block:
  * "### PROBLEM DESCRIPTION ###\n{problem}\n\n### CURRENT STATE ###\n\n\n### GOAL DESCRIPTION ###\n{goal}". */
 void ns_render_prep_context_only(const ns_render_prep *pp, ns_buf *out);

@@ -45,6 +45,22 @@
  * their rows stacked in dataset order (ns_world_inputs: state_base,
  * action_base).
  *
+ * ACTION ROW MODES.  The action rows above ("action" mode) give one vector
+ * per ground action whatever the state — the built-in encoder and text
+ * embeddings.  An encoding that depends on the state (the lifted WL action
+ * encoding: schema one-hot ⊕ WL colours of each argument object in s,
+ * `nextstate encode --actions`) has one row per (state, applicable action)
+ * pair instead ("state-action" mode):
+ *     pair_id(s, a) = k  where applicable_ops[k] = a, k ∈ [applicable_offsets[s],
+ *                                                       applicable_offsets[s + 1])
+ * i.e. rows follow the dataset's applicable_ops array, so every transition and
+ * every applicable pair the action loss and Acc@k need has its row (with or
+ * without `data build --successors`).  A features file says which mode it is
+ * in a sidecar SPEC.rows.json ({"format": "nextstate-feature-rows", "rows":
+ * "state-action", "count": N}; SPEC without ".npy"); without one it is in
+ * action mode.  The checkpoint records the mode; features of the other mode
+ * are an error.
+ *
  * Either kind of features is dense float32 .npy [rows, D] or a CSR triple
  * saved by ns_csr_save: DIR/PREFIX_indptr.npy, _indices.npy, _values.npy,
  * _shape.npy, named by the spec "DIR/PREFIX".
@@ -83,18 +99,29 @@
 
 /* ---- features --------------------------------------------------------------- */
 
+/* What an action feature row stands for (see ACTION ROW MODES above). */
+typedef enum ns_action_rows { NS_AROWS_ACTION, NS_AROWS_STATE_ACTION } ns_action_rows;
+const char *ns_action_rows_name(ns_action_rows m); /* "action", "state-action" */
+int ns_action_rows_parse(const char *s);           /* -1 when unknown */
+
 typedef struct ns_features {
     int64_t nrows, dim;
     bool sparse;
-    float *dense; /* nrows × dim when !sparse */
-    ns_csr csr;   /* when sparse */
+    float *dense;        /* nrows × dim when !sparse */
+    ns_csr csr;          /* when sparse */
+    ns_action_rows rows; /* from the SPEC.rows.json sidecar; NS_AROWS_ACTION without one */
 } ns_features;
 
 void ns_features_free(ns_features *f);
 /* Loads "FILE.npy" (dense float32 [N, D]) or "DIR/PREFIX" (CSR triple with
- * _shape.npy). */
+ * _shape.npy), and the row mode of its sidecar when there is one (its count
+ * must equal the rows). */
 ns_status ns_features_load(ns_features *f, const char *spec, ns_error *err);
-/* Stacks a[0 … n) row-wise (equal widths and kinds); the inputs are freed. */
+/* Writes the sidecar SPEC.rows.json that marks features as mode m with
+ * nrows rows. */
+ns_status ns_features_rows_save(const char *spec, ns_action_rows m, int64_t nrows, ns_error *err);
+/* Stacks a[0 … n) row-wise (equal widths, kinds and row modes); the inputs
+ * are freed. */
 ns_status ns_features_stack(ns_features *out, ns_features *a, int n, ns_error *err);
 
 /* action_offset[p] = Σ_{q<p} problems[q].nops for p ≤ nproblems
@@ -132,17 +159,25 @@ typedef struct ns_world_inputs {
     int nds;
     const ns_dataset *const *ds;
     ns_features state, action;
-    int64_t *state_base;     /* nds + 1: dataset d's states are rows state_base[d] + id */
-    int64_t *action_base;    /* nds + 1 */
-    int64_t **action_offset; /* per dataset, ns_action_offsets */
+    ns_action_rows action_rows; /* = action.rows */
+    int64_t *state_base;        /* nds + 1: dataset d's states are rows state_base[d] + id */
+    int64_t *action_base;       /* nds + 1: dataset d's action rows start at action_base[d] */
+    int64_t **action_offset;    /* per dataset, ns_action_offsets */
+    int64_t **tr_pair;          /* state-action mode: per dataset, transition -> pair id */
 } ns_world_inputs;
 
 /* Takes ownership of the two (stacked) feature sets and checks their row
- * counts against the datasets' states and actions.  The array ds (and the
- * datasets) are borrowed: they must outlive in. */
+ * counts against the datasets' states and actions (ground actions or
+ * applicable pairs, by action->rows).  The array ds (and the datasets) are
+ * borrowed: they must outlive in. */
 ns_status ns_world_inputs_init(ns_world_inputs *in, const ns_dataset *const *ds, int nds, ns_features *state,
                                ns_features *action, ns_error *err);
 void ns_world_inputs_free(ns_world_inputs *in);
+/* The action row (into in->action) of transition t of dataset d. */
+int64_t ns_world_transition_arow(const ns_world_inputs *in, int d, int64_t t);
+/* The action row of applicable_ops[k] of dataset d applied in its state s
+ * (k ∈ [applicable_offsets[s], applicable_offsets[s + 1])). */
+int64_t ns_world_applicable_arow(const ns_world_inputs *in, int d, int64_t s, int64_t k);
 /* Builds inputs from feature specs: "builtin" (with the vocabularies sv /
  * av) or a comma-separated list of one spec per dataset ("FILE.npy" or
  * "DIR/PREFIX"), stacked. */
@@ -166,6 +201,7 @@ typedef struct ns_world_config {
     ns_world_kind kind;
     int state_dim, action_dim; /* feature widths */
     bool state_sparse, action_sparse;
+    ns_action_rows action_rows;      /* what an action row stands for */
     int layers;                      /* L (1 … NS_WORLD_MAX_LAYERS); 2 */
     int state_hidden, action_hidden; /* block widths; 0: D dense, 512 sparse */
     int out;                         /* 128 */
@@ -263,7 +299,8 @@ ns_status ns_world_save(const ns_world *w, const char *path, const char *feature
 /* Loads a checkpoint: builds the model from its config and loads the
  * weights.  *meta (if non-NULL) receives the meta text (free it). */
 ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *err);
-/* Checks that features fit the model (kinds and widths), naming the side. */
+/* Checks that features fit the model (kinds, widths and the action row
+ * mode), naming the side. */
 ns_status ns_world_check_inputs(const ns_world *w, const ns_world_inputs *in, ns_error *err);
 
 const char *ns_world_kind_name(ns_world_kind k);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cli_report(const ns_error *e)
 {
@@ -101,4 +102,11 @@ void cli_split_datasets_free(ns_dataset *dss, const ns_dataset **ds, int loaded)
     for (int d = 0; d < loaded; d++) ns_dataset_free(&dss[d]);
     free(dss);
     free(ds);
+}
+
+bool cli_same_dir(const char *x, const char *y)
+{
+    if (!strcmp(x, y)) return true;
+    struct stat sx, sy;
+    return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
 }

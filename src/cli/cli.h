@@ -28,6 +28,9 @@ ns_status cli_split_datasets(const struct ns_split *sp, struct ns_dataset **dss,
                              int *loaded, ns_error *err);
 void cli_split_datasets_free(struct ns_dataset *dss, const struct ns_dataset **ds, int loaded);
 
+/* Do two paths name the same file or directory? */
+bool cli_same_dir(const char *x, const char *y);
+
 /* Prints an error as "nextstate: file:line:col: message" and returns its code. */
 int cli_report(const ns_error *e);
 /* Prints a usage error for cmd and returns NS_ERR_USAGE. */

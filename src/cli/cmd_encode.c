@@ -1,6 +1,11 @@
 /* cmd_encode.c — `nextstate encode`: WL or FSF features of a dataset's
  * states (one matrix) or of plan trajectories (one file per problem, as the
- * first paper's encodings/ folder).
+ * first paper's encodings/ folder), and the lifted WL action encodings of
+ * every (state, applicable action) pair for the world model.
+ *
+ * Outputs follow the feature specs of `nextstate train`: OUT.npy is a dense
+ * float32 matrix, any other OUT (or --sparse) the CSR files
+ * OUT_{indptr,indices,values,shape}.npy (csr.h) read back as spec OUT.
  *
  * Dataset states are re-grounded: each problem is read again from the
  * `file` (and the domain from `domain_file`) stored in the manifest — as
@@ -15,11 +20,14 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "nextstate/dataset.h"
+#include "nextstate/featurize.h"
 #include "nextstate/fsf.h"
 #include "nextstate/json.h"
 #include "nextstate/npy.h"
 #include "nextstate/plan.h"
+#include "nextstate/split.h"
 #include "nextstate/wl.h"
+#include "nextstate/world.h"
 
 typedef struct item {
     char *name, *path;
@@ -239,10 +247,12 @@ static int64_t total_states(const items *s)
     return n;
 }
 
-/* Fits a vocabulary on every state of s (items in order, states in order). */
-static int fit_vocab(ns_wl_vocab *v, const items *s, int iterations, bool multiset, bool statics, bool with_goals,
-                     ns_error *err)
+/* Fits a vocabulary on the states of s (items in order, states in order;
+ * only those whose running index is marked when mask is non-NULL). */
+static int fit_vocab(ns_wl_vocab *v, const items *s, const uint8_t *mask, int iterations, bool multiset, bool statics,
+                     bool with_goals, ns_error *err)
 {
+    int64_t row = 0;
     ns_wl_vocab_init(v, &s->d, iterations, multiset);
     ns_wl_fitter f;
     ns_wl_fit_init(&f, v);
@@ -255,12 +265,57 @@ static int fit_vocab(ns_wl_vocab *v, const items *s, int iterations, bool multis
             rc = -1;
             break;
         }
-        for (int k = 0; k < it->nstates; k++) ns_wl_fit_add_state(&f, &e, it->states + (size_t)k * (size_t)it->t.nwords);
+        for (int k = 0; k < it->nstates; k++, row++)
+            if (!mask || mask[row]) ns_wl_fit_add_state(&f, &e, it->states + (size_t)k * (size_t)it->t.nwords);
         if (with_goals) ns_wl_fit_add_goal(&f, &e);
         ns_wl_encoder_free(&e);
     }
     if (!rc && ns_wl_fit_finish(&f, err) != NS_OK) rc = -1;
     ns_wl_fit_free(&f);
+    return rc;
+}
+
+static bool is_split_dir(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/split.json", dir);
+    return file_exists(p);
+}
+
+/* Marks the states (global ids of the dataset in dir) that the training
+ * transitions of the split in split_dir visit, source or target. */
+static int train_state_mask(const char *split_dir, const char *dir, const ns_dataset *ds, uint8_t **mask,
+                            int64_t *nmarked, ns_error *err)
+{
+    ns_split sp;
+    if (ns_split_load(&sp, split_dir, err) != NS_OK) return -1;
+    int d = -1;
+    for (int i = 0; i < sp.ndatasets && d < 0; i++)
+        if (cli_same_dir(sp.sources[i].dir, dir)) d = i;
+    int rc = 0;
+    if (d < 0) {
+        ns_error_set(err, NS_ERR_INPUT, split_dir, 0, 0, "the split does not refer to the dataset %s", dir);
+        rc = -1;
+    } else if (sp.sources[d].nstates != ns_dataset_nstates(ds) ||
+               sp.sources[d].ntransitions != ns_dataset_ntransitions(ds)) {
+        ns_error_set(err, NS_ERR_INPUT, split_dir, 0, 0,
+                     "the split was made for a dataset of %lld states and %lld transitions; %s has %lld and %lld",
+                     (long long)sp.sources[d].nstates, (long long)sp.sources[d].ntransitions, dir,
+                     (long long)ns_dataset_nstates(ds), (long long)ns_dataset_ntransitions(ds));
+        rc = -1;
+    } else {
+        int64_t *ids, n;
+        ns_feat_train_states(sp.train.ref, sp.train.n, d, ds, &ids, &n);
+        *mask = ns_xcalloc((size_t)ns_dataset_nstates(ds) + 1, 1);
+        for (int64_t i = 0; i < n; i++) (*mask)[ids[i]] = 1;
+        *nmarked = n;
+        free(ids);
+        if (n == 0) {
+            ns_error_set(err, NS_ERR_INPUT, split_dir, 0, 0, "the split has no training transitions of %s", dir);
+            rc = -1;
+        }
+    }
+    ns_split_free(&sp);
     return rc;
 }
 
@@ -388,24 +443,51 @@ static int write_f32(const char *path, const float *data, int64_t rows, int64_t 
     return st ? -1 : 0;
 }
 
+/* OUT names CSR files rather than a dense .npy (see the top comment). */
+static bool csr_spec(const char *out, bool sparse)
+{
+    size_t l = strlen(out);
+    return sparse || l < 4 || strcmp(out + l - 4, ".npy");
+}
+
+/* Saves m as the CSR files of spec OUT (a trailing ".npy" dropped); *spec
+ * receives the spec to give `train` (malloc'ed). */
+static int save_csr(const char *out, const ns_csr *m, char **spec, ns_error *err)
+{
+    size_t l = strlen(out);
+    if (l >= 4 && !strcmp(out + l - 4, ".npy")) l -= 4;
+    *spec = ns_xmalloc(l + 1);
+    memcpy(*spec, out, l);
+    (*spec)[l] = 0;
+    const char *slash = strrchr(*spec, '/');
+    ns_buf dir;
+    ns_buf_init(&dir);
+    if (slash) ns_buf_printf(&dir, "%.*s", slash == *spec ? 1 : (int)(slash - *spec), *spec);
+    else ns_buf_puts(&dir, ".");
+    ns_status st = ns_csr_save(m, dir.data, slash ? slash + 1 : *spec, err);
+    ns_buf_free(&dir);
+    return st ? -1 : 0;
+}
+
 /* Encodes all states of s into OUT (dense or CSR); returns 0 or -1. */
 static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, const ns_fsf_config *fc, ns_error *err)
 {
     int64_t N = total_states(s);
     int D = o->wl ? ns_wl_vocab_dim(v) : ns_fsf_dim(fc);
-    float *dense = o->sparse ? NULL : ns_xcalloc((size_t)N * (size_t)D + 1, sizeof(float));
-    int64_t *indptr = o->sparse ? ns_xcalloc((size_t)N + 1, sizeof(int64_t)) : NULL;
-    int *indices = NULL;
-    float *data = NULL;
-    size_t nnz_cap = 0;
-    int64_t nnz = 0;
+    bool sparse = csr_spec(o->out, o->sparse);
+    float *dense = sparse ? NULL : ns_xcalloc((size_t)N * (size_t)D + 1, sizeof(float));
+    ns_csr m;
+    ns_csr_init(&m, D);
     float *goals = o->goals ? ns_xcalloc((size_t)s->n * (size_t)D + 1, sizeof(float)) : NULL;
     double best = 1e300;
     int rc = 0;
     for (int rep = 0; rep < (o->repeat > 0 ? o->repeat : 1) && !rc; rep++) {
         double secs = 0;
         int64_t row = 0;
-        nnz = 0;
+        if (sparse) {
+            ns_csr_free(&m);
+            ns_csr_init(&m, D);
+        }
         for (int i = 0; i < s->n && !rc; i++) {
             const item *it = &s->v[i];
             encoder e;
@@ -420,17 +502,8 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
             double t0 = ns_now();
             for (int k = 0; k < it->nstates; k++, row++) {
                 const ns_word *st = it->states + (size_t)k * (size_t)it->t.nwords;
-                if (o->sparse) {
-                    int n = encode_sparse(&e, st, idx, val, tmp);
-                    NS_GROW(indices, nnz_cap, (size_t)(nnz + n));
-                    data = ns_xrealloc(data, sizeof(float) * nnz_cap);
-                    memcpy(indices + nnz, idx, sizeof(int) * (size_t)n);
-                    memcpy(data + nnz, val, sizeof(float) * (size_t)n);
-                    nnz += n;
-                    indptr[row + 1] = nnz;
-                } else {
-                    encode_dense(&e, st, dense + (size_t)row * (size_t)D);
-                }
+                if (sparse) ns_csr_add_row(&m, idx, val, encode_sparse(&e, st, idx, val, tmp));
+                else encode_dense(&e, st, dense + (size_t)row * (size_t)D);
             }
             secs += ns_now() - t0;
             if (goals) encode_dense(&e, NULL, goals + (size_t)i * (size_t)D);
@@ -444,76 +517,85 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
     if (!rc && !o->quiet)
         fprintf(stderr, "nextstate encode: %lld states, %d features (%s) in %.6f s: %.0f states/s\n", (long long)N, D,
                 o->wl ? "wl" : "fsf", best, best > 0 ? (double)N / best : 0.0);
-    if (!rc && o->sparse) {
-        char *p1 = sibling(o->out, "indptr.npy"), *p2 = sibling(o->out, "indices.npy"), *p3 = sibling(o->out, "data.npy");
-        ns_array a;
-        int64_t n1 = N + 1;
-        ns_array_init(&a, NS_I64, 1, &n1);
-        memcpy(a.data, indptr, sizeof(int64_t) * (size_t)n1);
-        if (ns_npy_write(p1, &a, NULL, err)) rc = -1;
-        ns_array_free(&a);
-        ns_array_init(&a, NS_I32, 1, &nnz);
-        if (nnz) memcpy(a.data, indices, sizeof(int) * (size_t)nnz);
-        if (!rc && ns_npy_write(p2, &a, NULL, err)) rc = -1;
-        ns_array_free(&a);
-        if (!rc && write_f32(p3, data, 1, nnz, true, err)) rc = -1;
-        if (!rc && !o->quiet)
-            fprintf(stderr, "nextstate encode: wrote CSR %s, %s, %s ([%lld, %d], %lld nonzeros)\n", p1, p2, p3,
-                    (long long)N, D, (long long)nnz);
-        free(p1);
-        free(p2);
-        free(p3);
+    if (!rc && sparse) {
+        char *spec = NULL;
+        if (save_csr(o->out, &m, &spec, err)) rc = -1;
+        else if (!o->quiet)
+            fprintf(stderr, "nextstate encode: wrote CSR %s_{indptr,indices,values,shape}.npy ([%lld, %d], %lld nonzeros)\n",
+                    spec, (long long)N, D, (long long)m.nnz);
+        free(spec);
     } else if (!rc) {
         if (write_f32(o->out, dense, N, D, false, err)) rc = -1;
         else if (!o->quiet) fprintf(stderr, "nextstate encode: wrote %s [%lld, %d] float32\n", o->out, (long long)N, D);
     }
     if (!rc && goals && write_f32(o->goals, goals, s->n, D, false, err)) rc = -1;
     free(dense);
-    free(indptr);
-    free(indices);
-    free(data);
+    ns_csr_free(&m);
     free(goals);
     return rc;
 }
 
-/* Action encodings of the dataset's transitions: [T, S + A·D] float32. */
+/* Lifted WL action encodings of every (state, applicable action) pair of
+ * the dataset, rows in applicable_ops order (the world model's state-action
+ * rows): schema one-hot ⊕ the WL colours of each argument object in that
+ * state, width S + A·D.  Written as CSR (or dense for a .npy name) with the
+ * SPEC.rows.json sidecar that marks the row mode. */
 static int encode_actions(const opts *o, const items *s, const ns_dataset *ds, const ns_wl_vocab *v, ns_error *err)
 {
-    int64_t T = ns_dataset_ntransitions(ds);
     ns_wl_encoder *encs = ns_xcalloc((size_t)s->n + 1, sizeof(ns_wl_encoder));
     ns_wl_opts wo = {o->iterations, o->statics};
-    int rc = 0, A = -1;
-    for (int i = 0; i < s->n && !rc; i++) {
+    int rc = 0, A = -1, ninit = 0;
+    for (int i = 0; i < s->n && !rc; i++, ninit++) {
         if (ns_wl_encoder_init(&encs[i], v, &s->v[i].t, &wo, err) != NS_OK) rc = -1;
         else A = ns_wl_action_dim(&encs[i]);
     }
-    float *out = NULL;
     if (!rc && A >= 0) {
-        out = ns_xcalloc((size_t)T * (size_t)A + 1, sizeof(float));
-        int cap = 1 + encs[0].max_arity * (encs[0].iterations + 1);
+        const int64_t *off = ds->applicable_offsets.data;
+        const int32_t *ops = ds->applicable_ops.data;
+        const int32_t *sprob = ds->state_problem.data;
+        ns_csr m;
+        ns_csr_init(&m, A);
+        int cap = 1;
+        for (int i = 0; i < s->n; i++)
+            if (1 + encs[i].max_arity * (encs[i].iterations + 1) > cap) cap = 1 + encs[i].max_arity * (encs[i].iterations + 1);
         int *idx = ns_xmalloc(sizeof(int) * (size_t)cap);
         float *val = ns_xmalloc(sizeof(float) * (size_t)cap);
-        int last_p = -1, last_s = -1;
-        for (int64_t r = 0; r < T; r++) {
-            const int32_t *tr = ns_dataset_transition(ds, r);
-            int p = tr[0], st = tr[1], op = tr[2];
+        double t0 = ns_now();
+        for (int64_t st = 0; st < ns_dataset_nstates(ds); st++) {
+            int p = sprob[st];
             item *it = &s->v[p];
-            int local = st - (int)ds->problems[p].state_offset;
-            if (p != last_p || st != last_s) ns_wl_refine(&encs[p], it->states + (size_t)local * (size_t)it->t.nwords);
-            last_p = p;
-            last_s = st;
-            int n = ns_wl_action_features(&encs[p], it->opmap[op], idx, val);
-            for (int k = 0; k < n; k++) out[(size_t)r * (size_t)A + (size_t)idx[k]] = val[k];
+            if (off[st + 1] > off[st]) {
+                int64_t local = st - ds->problems[p].state_offset;
+                ns_wl_refine(&encs[p], it->states + (size_t)local * (size_t)it->t.nwords);
+            }
+            for (int64_t k = off[st]; k < off[st + 1]; k++)
+                ns_csr_add_row(&m, idx, val, ns_wl_action_features(&encs[p], it->opmap[ops[k]], idx, val));
         }
+        double secs = ns_now() - t0;
+        char *spec = NULL;
+        if (csr_spec(o->actions, o->sparse)) {
+            rc = save_csr(o->actions, &m, &spec, err);
+        } else {
+            spec = ns_xstrdup(o->actions);
+            float *dense = ns_xcalloc((size_t)m.nrows * (size_t)A + 1, sizeof(float));
+            for (int64_t r = 0; r < m.nrows; r++) ns_csr_row_dense(&m, r, dense + (size_t)r * (size_t)A);
+            rc = write_f32(o->actions, dense, m.nrows, A, false, err);
+            free(dense);
+        }
+        if (!rc && ns_features_rows_save(spec, NS_AROWS_STATE_ACTION, m.nrows, err) != NS_OK) rc = -1;
+        if (!rc && !o->quiet)
+            fprintf(stderr,
+                    "nextstate encode: %lld (state, applicable action) pairs, %d action features in %.3f s; wrote %s%s "
+                    "(%lld nonzeros) and its state-action row mark %s.rows.json\n",
+                    (long long)m.nrows, A, secs, spec, csr_spec(o->actions, o->sparse) ? "_*.npy" : "",
+                    (long long)m.nnz, csr_spec(o->actions, o->sparse) ? spec : "(name without .npy)");
+        free(spec);
         free(idx);
         free(val);
-        if (write_f32(o->actions, out, T, A, false, err)) rc = -1;
-        else if (!o->quiet)
-            fprintf(stderr, "nextstate encode: wrote %s [%lld, %d] action encodings\n", o->actions, (long long)T, A);
+        ns_csr_free(&m);
     }
-    for (int i = 0; i < s->n; i++) ns_wl_encoder_free(&encs[i]);
+    for (int i = 0; i < ninit; i++) ns_wl_encoder_free(&encs[i]);
     free(encs);
-    free(out);
     return rc;
 }
 
@@ -696,15 +778,20 @@ int cmd_encode(int argc, char **argv)
             else have_vocab = true;
         } else {
             const items *src = &s;
-            if (o.fit_on) {
+            uint8_t *mask = NULL;
+            int64_t nfit = total_states(&s);
+            if (o.fit_on && is_split_dir(o.fit_on)) {
+                if (train_state_mask(o.fit_on, pos[0], &ds, &mask, &nfit, &err)) rc = cli_report(&err);
+            } else if (o.fit_on) {
                 have_fit_ds = true;
                 if (load_dataset_items(o.fit_on, &fit_items, &fit_ds, &err)) rc = cli_report(&err);
                 src = &fit_items;
+                nfit = total_states(src);
             }
             if (!rc) {
                 int L = o.iterations < 0 ? 2 : o.iterations;
                 double t0 = ns_now();
-                if (fit_vocab(&vocab, src, L, !o.set, o.statics, o.fit_goals, &err)) rc = cli_report(&err);
+                if (fit_vocab(&vocab, src, mask, L, !o.set, o.statics, o.fit_goals, &err)) rc = cli_report(&err);
                 else {
                     have_vocab = true;
                     char *vp = o.vocab_out ? ns_xstrdup(o.vocab_out) : sibling(o.out, "vocab.json");
@@ -713,12 +800,13 @@ int cmd_encode(int argc, char **argv)
                         fprintf(stderr, "nextstate encode: fitted %d colours (per layer:", vocab.ncolours);
                         for (int t = 0; t <= vocab.iterations; t++)
                             fprintf(stderr, " %d", ns_wl_vocab_layer_size(&vocab, t));
-                        fprintf(stderr, ") on %lld states in %.3f s; wrote %s\n", (long long)total_states(src),
-                                ns_now() - t0, vp);
+                        fprintf(stderr, ") on %lld %sstates in %.3f s; wrote %s\n", (long long)nfit,
+                                mask ? "training " : "", ns_now() - t0, vp);
                     }
                     free(vp);
                 }
             }
+            free(mask);
         }
         if (!rc && o.iterations > vocab.iterations)
             rc = cli_usage("encode", "--iterations %d exceeds the vocabulary's %d", o.iterations, vocab.iterations);

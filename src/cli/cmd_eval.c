@@ -70,7 +70,9 @@ int cmd_eval(int argc, char **argv)
     ns_buf_init(&b);
     if (ns_split_load(&sp, split_dir, &err)) goto fail;
     if (cli_split_datasets(&sp, &dss, &ds, &loaded, &err)) goto fail;
-    if ((!strcmp(sspec, "builtin") && sv.n == 0) || (!strcmp(aspec, "builtin") && av.n == 0)) {
+    /* (built-in actions for a model of state-action rows: the row-mode check below names that) */
+    if ((!strcmp(sspec, "builtin") && sv.n == 0) ||
+        (!strcmp(aspec, "builtin") && av.n == 0 && w.cfg.action_rows == NS_AROWS_ACTION)) {
         ns_error_set(&err, NS_ERR_INPUT, model, 0, 0, "the checkpoint records no built-in vocabulary");
         goto fail;
     }
@@ -97,8 +99,11 @@ int cmd_eval(int argc, char **argv)
         ns_json_put_str(&b, split_dir);
         ns_buf_puts(&b, ", \"model\": ");
         ns_json_put_str(&b, model);
-        ns_buf_printf(&b, ", \"protocol\": \"%s\", \"on\": \"%s\", \"kind\": \"%s\", \"state_features\": ",
-                      ns_protocol_name(sp.protocol), on, ns_world_kind_name(w.cfg.kind));
+        ns_buf_printf(&b,
+                      ", \"protocol\": \"%s\", \"on\": \"%s\", \"kind\": \"%s\", \"action_rows\": \"%s\", "
+                      "\"state_features\": ",
+                      ns_protocol_name(sp.protocol), on, ns_world_kind_name(w.cfg.kind),
+                      ns_action_rows_name(w.cfg.action_rows));
         ns_json_put_str(&b, sspec);
         ns_buf_puts(&b, ", \"action_features\": ");
         ns_json_put_str(&b, aspec);

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "cli.h"
 #include "nextstate/featurize.h"
 #include "nextstate/json.h"
@@ -185,14 +184,6 @@ static int make_opts(const fz_args *a, ns_feat_opts *o)
 }
 
 /* Fits on the training transitions of a split (every dataset it names). */
-/* Do two paths name the same directory? */
-static bool same_dir(const char *x, const char *y)
-{
-    if (!strcmp(x, y)) return true;
-    struct stat sx, sy;
-    return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
-}
-
 static int fit_on_split(const fz_args *a, const ns_feat_opts *o, fz_data *target, ns_featurizer *f)
 {
     ns_split sp;
@@ -209,7 +200,7 @@ static int fit_on_split(const fz_args *a, const ns_feat_opts *o, fz_data *target
     int64_t **ids = ns_xcalloc((size_t)n, sizeof *ids);
     for (int d = 0; d < n && !rc; d++) {
         const char *dir = sp.sources[d].dir;
-        if (same_dir(dir, a->dataset)) {
+        if (cli_same_dir(dir, a->dataset)) {
             use[d] = target; /* the dataset being featurized */
         } else {
             rc = fz_data_load(&data[d], dir, a->domains, render);

@@ -142,6 +142,7 @@ int cmd_train(int argc, char **argv)
     cfg.action_dim = (int)in.action.dim;
     cfg.state_sparse = in.state.sparse;
     cfg.action_sparse = in.action.sparse;
+    cfg.action_rows = in.action_rows;
     if (ns_world_create(&w, &cfg, o.seed, &err)) goto fail;
     if (log && !(logf = fopen(log, "w"))) {
         ns_error_set(&err, NS_ERR_IO, log, 0, 0, "cannot write the training log");
@@ -156,22 +157,24 @@ int cmd_train(int argc, char **argv)
     if (!quiet)
         fprintf(stderr,
                 "train: %s over %d dataset%s: %lld train, %lld dev transitions; state features %s (%s, %d), action "
-                "features %s (%s, %d); %zu parameters\n",
+                "features %s (%s, %d, %s rows); %zu parameters\n",
                 ns_protocol_name(sp.protocol), sp.ndatasets, sp.ndatasets > 1 ? "s" : "", (long long)sp.train.n,
                 (long long)sp.dev.n, sspec, cfg.state_sparse ? "sparse" : "dense", cfg.state_dim, aspec,
-                cfg.action_sparse ? "sparse" : "dense", cfg.action_dim, cs + ca + ct);
+                cfg.action_sparse ? "sparse" : "dense", cfg.action_dim, ns_action_rows_name(cfg.action_rows),
+                cs + ca + ct);
     if (ns_world_train(&w, &in, &sp, &o, &st, &err)) goto fail;
     ns_buf_puts(&b, "{\"split\": ");
     ns_json_put_str(&b, split_dir);
     ns_buf_printf(&b,
-                  ", \"protocol\": \"%s\", \"train\": %lld, \"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
+                  ", \"protocol\": \"%s\", \"action_rows\": \"%s\", \"train\": %lld, \"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
                   "\"beta1\": %.9g, \"beta2\": %.9g, \"warmup_epochs\": %d, \"warmup_start\": %.9g, \"batch\": %d, "
                   "\"epochs\": %d, \"epochs_run\": %d, \"seed\": %llu, \"tau\": %.9g, \"action_weight\": %.9g, "
                   "\"action_loss\": \"%s\", \"action_k\": %d, \"best_epoch\": %d, \"best_dev_hit@5\": %.9g, "
                   "\"last_loss\": %.9g, \"steps\": %lld, \"samples\": %lld, \"seconds\": %.3f, "
                   "\"samples_per_s\": %.1f, \"params\": {\"state_head\": %zu, \"action_head\": %zu, "
                   "\"transition\": %zu, \"total\": %zu}}",
-                  ns_protocol_name(sp.protocol), (long long)sp.train.n, (long long)sp.dev.n, o.lr, o.weight_decay,
+                  ns_protocol_name(sp.protocol), ns_action_rows_name(cfg.action_rows), (long long)sp.train.n,
+                  (long long)sp.dev.n, o.lr, o.weight_decay,
                   o.beta1, o.beta2, o.warmup_epochs, o.warmup_start, o.batch, o.epochs, st.epochs_run,
                   (unsigned long long)o.seed, o.tau, o.action_weight,
                   o.action_weight <= 0 ? "none" : o.action_grid ? "grid" : "list", o.action_k, st.best_epoch,

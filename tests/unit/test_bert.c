@@ -2,7 +2,7 @@
  * tiny random-weight BERT and MPNet models (tests/fixtures/bert, written by
  * dev/bert_fixture.py) within 1e-5, MPNet's relative-position buckets, batch
  * independence; weight-file and vocabulary errors; the embedding cache and
- * the import format; the real all-MiniLM-L6-v2 / all-mpnet-base-v2 when
+ * the import format; chunked encoding of long texts; the real all-MiniLM-L6-v2 / all-mpnet-base-v2 when
  * scripts/fetch_models.sh has fetched them (skipped otherwise). */
 #include <math.h>
 #include <stdint.h>
@@ -293,6 +293,74 @@ static void test_weight_errors(void)
     remove_tiny(dir);
 }
 
+/* Chunked encoding (tiny-bert reads 16 pieces: windows of 14): a text that
+ * fits is encoded exactly as with truncation; a longer one is the mean of
+ * its windows' embeddings, normalised — so two texts that differ only past
+ * the first window, identical under truncation, differ; an embedding table
+ * made with chunks is another encoder's. */
+static void test_chunks(void)
+{
+    ns_bert *m = load(FIX "tiny-bert");
+    CHECK(m != NULL);
+    if (!m) return;
+    const int H = ns_bert_dim(m), L = ns_bert_config_of(m)->max_seq_length;
+    CHECK_EQ_INT(L, 16);
+    const char *texts[] = {"hello world",
+                           "the car is at location l0 and the ferry is empty and the car is at location l1 and "
+                           "the ferry is at l0 hello world",
+                           "the car is at location l0 and the ferry is empty and the car is at location l1 and "
+                           "the ferry is at l1 cafe cafe"};
+    float a[3 * 64], b[3 * 64];
+    CHECK(H <= 64);
+    ns_bert_encode(m, 3, texts, NULL, 2, NULL, a);
+    ns_bert_encode_chunks(m, 3, texts, NULL, 2, NULL, b);
+    CHECK(!memcmp(a, b, (size_t)H * sizeof(float))); /* one window: the same vector */
+    CHECK(!memcmp(a + H, a + 2 * H, (size_t)H * sizeof(float))); /* truncation merges texts 1 and 2 */
+    CHECK(memcmp(b + H, b + 2 * H, (size_t)H * sizeof(float)) != 0);
+    /* text 1 by hand: windows of 14 pieces, each [CLS] … [SEP], mean, L2 */
+    const ns_wordpiece *wp = ns_bert_wordpiece(m);
+    int32_t *pieces = NULL;
+    size_t n = 0, cap = 0;
+    ns_wordpiece_tokenize(wp, texts[1], strlen(texts[1]), 0, &pieces, &n, &cap);
+    int nw = (int)((n + 13) / 14);
+    CHECK(nw >= 2);
+    float want[64] = {0}, one[64];
+    int32_t win[16];
+    for (int k = 0; k < nw; k++) {
+        int len = (int)(n - (size_t)k * 14 < 14 ? n - (size_t)k * 14 : 14);
+        win[0] = ns_wordpiece_cls_id(wp);
+        memcpy(win + 1, pieces + (size_t)k * 14, (size_t)len * sizeof *win);
+        win[len + 1] = ns_wordpiece_sep_id(wp);
+        const int32_t *ids[1] = {win};
+        int lens[1] = {len + 2};
+        ns_bert_forward(m, 1, ids, lens, NULL, one);
+        for (int d = 0; d < H; d++) want[d] += one[d] / (float)nw;
+    }
+    double nn = 0, diff = 0;
+    for (int d = 0; d < H; d++) nn += (double)want[d] * want[d];
+    for (int d = 0; d < H; d++) diff = fmax(diff, fabs(want[d] / sqrt(nn) - b[H + d]));
+    printf("  %d windows of text 1: max |diff| %.3g against the windows' mean by hand\n", nw, diff);
+    CHECK(diff <= 1e-6);
+    free(pieces);
+    /* the table knows the encoder: a truncating cache refuses chunked rows */
+    ns_embed_table t;
+    ns_embed_table_init(&t, H);
+    ns_embed_opts o = {2, false, false}, oc = {2, false, true};
+    int64_t computed;
+    ns_error err;
+    CHECK_EQ_INT(ns_embed_texts(m, &t, 1, texts, NULL, &o, &computed, &err), NS_OK);
+    CHECK_EQ_INT(ns_embed_texts(m, &t, 3, texts, NULL, &oc, &computed, &err), NS_ERR_INPUT);
+    CHECK(strstr(err.msg, "tiny-bert+chunks") != NULL);
+    ns_embed_table_free(&t);
+    ns_embed_table_init(&t, H);
+    CHECK_EQ_INT(ns_embed_texts(m, &t, 3, texts, NULL, &oc, &computed, &err), NS_OK);
+    CHECK_STR(t.model, "tiny-bert+chunks");
+    const float *r = ns_embed_get(&t, texts[2], strlen(texts[2]));
+    CHECK(r && !memcmp(r, b + 2 * H, (size_t)H * sizeof(float)));
+    ns_embed_table_free(&t);
+    ns_bert_free(m);
+}
+
 static void test_cache_reuse(void)
 {
     ns_bert *m = load(FIX "tiny-bert"), *other = load(FIX "tiny-mpnet");
@@ -301,7 +369,7 @@ static void test_cache_reuse(void)
     const char *texts[] = {"hello world", "the car is at location l0", "hello world", "cafe", "(board c1 l1)"};
     ns_embed_table t;
     ns_embed_table_init(&t, ns_bert_dim(m));
-    ns_embed_opts o = {2, false};
+    ns_embed_opts o = {2, false, false};
     int64_t computed = -1;
     ns_error err;
     CHECK_EQ_INT(ns_embed_texts(m, &t, 5, texts, NULL, &o, &computed, &err), NS_OK);
@@ -392,7 +460,7 @@ static void test_import(void)
     ns_bert *m = load(FIX "tiny-bert");
     const char *have[] = {"middle", "first text"}, *missing[] = {"middle", "not there"};
     int64_t computed = -1;
-    ns_embed_opts o = {4, false};
+    ns_embed_opts o = {4, false, false};
     CHECK_EQ_INT(ns_embed_texts(m, &t, 2, have, NULL, &o, &computed, &err), NS_OK);
     CHECK_EQ_INT(computed, 0);
     CHECK_EQ_INT(ns_embed_texts(m, &t, 2, missing, NULL, &o, &computed, &err), NS_ERR_INPUT);
@@ -494,6 +562,7 @@ int main(void)
     NS_RUN(test_tiny_mpnet);
     NS_RUN(test_half_floats);
     NS_RUN(test_weight_errors);
+    NS_RUN(test_chunks);
     NS_RUN(test_cache_reuse);
     NS_RUN(test_import);
     /* the real models take ~1 TFLOP: too slow for the plain-C products (make NOBLAS=1) */

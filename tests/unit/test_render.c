@@ -115,6 +115,26 @@ static void test_ferry_prompt_exact(void)
     CHECK_STR(ns_render_prep_clause(pp, 10), "Car c1 is on the ferry");
     CHECK_STR(ns_render_prep_static_clause(pp, 1), "l1 and l0 are different locations");
     CHECK_EQ_INT(ns_render_prep_natoms(pp), 12);
+    /* the layouts: paper = the prompt above; state-first = the same blocks, the state block first */
+    uint64_t bits[1] = {(1u << 0) | (1u << 3) | (1u << 5) | (1u << 6) | (1u << 8)};
+    c.len = 0;
+    ns_render_prep_prompt_layout_bits(pp, bits, NS_PROMPT_PAPER, &c);
+    CHECK_STR(c.data, want);
+    c.len = 0;
+    ns_render_prep_prompt_layout_bits(pp, bits, NS_PROMPT_STATE_FIRST, &c);
+    snprintf(want, sizeof want,
+             "### CURRENT STATE ###\n"
+             "Car c0 is at location l0, Car c1 is at location l1, Car c2 is at location l1, "
+             "The ferry is at l0, and The ferry is empty\n\n"
+             "### PROBLEM DESCRIPTION ###\n%s There are 3 cars and 2 locations.\n\n"
+             "### GOAL DESCRIPTION ###\n"
+             "Car c0 is at location l1, Car c1 is at location l1, and Car c2 is at location l0",
+             FERRY_DESC);
+    CHECK_STR(c.data, want);
+    CHECK_EQ_INT(ns_prompt_layout_parse("state-first"), NS_PROMPT_STATE_FIRST);
+    CHECK_EQ_INT(ns_prompt_layout_parse("paper"), NS_PROMPT_PAPER);
+    CHECK_EQ_INT(ns_prompt_layout_parse("goal-first"), -1);
+    CHECK_STR(ns_prompt_layout_name(NS_PROMPT_STATE_FIRST), "state-first");
     ns_render_prep_free(pp);
     ns_buf_free(&c);
     ns_buf_free(&b);

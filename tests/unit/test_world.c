@@ -3,7 +3,9 @@
  * and dense features, list and grid action losses), a short training run on
  * a generated ferry dataset that must reach Interpolation Hit@5 ≥ 0.95,
  * checkpoint round trip, and clear errors for wrong feature widths,
- * mismatched and truncated checkpoints. */
+ * mismatched and truncated checkpoints; state-action action rows (one per
+ * (state, applicable action) pair) that repeat the per-action rows give the
+ * same loss, gradients and metrics, and mode mismatches are errors. */
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -372,6 +374,155 @@ static void test_feature_errors(void)
     ns_vocab_free(&av);
 }
 
+/* ---- state-action rows --------------------------------------------------------------- */
+
+/* Per-(state, applicable action) features that repeat each pair's
+ * per-action row: the two modes must then give the same model outputs. */
+static void expand_pairs(ns_features *pf, const ns_features *af)
+{
+    memset(pf, 0, sizeof *pf);
+    pf->sparse = true;
+    pf->dim = af->dim;
+    pf->rows = NS_AROWS_STATE_ACTION;
+    ns_csr_init(&pf->csr, af->dim);
+    int64_t *aoff = ns_action_offsets(&DS);
+    const int64_t *off = DS.applicable_offsets.data;
+    const int32_t *ops = DS.applicable_ops.data, *sprob = DS.state_problem.data;
+    for (int64_t s = 0; s < ns_dataset_nstates(&DS); s++)
+        for (int64_t k = off[s]; k < off[s + 1]; k++) {
+            int64_t r = aoff[sprob[s]] + ops[k];
+            const ns_csr *c = &af->csr;
+            ns_csr_add_row(&pf->csr, c->indices + c->indptr[r], c->values + c->indptr[r],
+                           (int)(c->indptr[r + 1] - c->indptr[r]));
+        }
+    pf->nrows = pf->csr.nrows;
+    free(aoff);
+}
+
+static void test_state_action_rows(void)
+{
+    if (!have_ds) return;
+    const ns_dataset *d[1] = {&DS};
+    ns_vocab sv, av;
+    ns_world_inputs in1, in2;
+    CHECK(make_inputs(&in1, d, false, &sv, &av));
+    ns_features sf, pf;
+    ns_builtin_states(&sf, &DS, &sv);
+    expand_pairs(&pf, &in1.action);
+    int64_t npairs = pf.nrows;
+    ns_error e;
+    CHECK(ns_world_inputs_init(&in2, d, 1, &sf, &pf, &e) == NS_OK);
+    CHECK(in2.action_rows == NS_AROWS_STATE_ACTION);
+    /* a transition's row is its operator's place in its state's applicable list */
+    const int64_t *off = DS.applicable_offsets.data;
+    const int32_t *ops = DS.applicable_ops.data;
+    int bad = 0;
+    for (int64_t t = 0; t < ns_dataset_ntransitions(&DS); t++) {
+        const int32_t *tr = ns_dataset_transition(&DS, t);
+        int64_t k = ns_world_transition_arow(&in2, 0, t);
+        if (k < off[tr[1]] || k >= off[tr[1] + 1] || ops[k] != tr[2]) bad++;
+        if (ns_world_applicable_arow(&in1, 0, tr[1], k) != ns_world_transition_arow(&in1, 0, t)) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+
+    /* same weights, both modes: same loss and gradients, same metrics */
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.state_dim = (int)in1.state.dim;
+    c.action_dim = (int)in1.action.dim;
+    c.state_sparse = c.action_sparse = true;
+    c.state_hidden = c.action_hidden = 16;
+    c.out = 8;
+    ns_world w1, w2;
+    CHECK(ns_world_create(&w1, &c, 4, &e) == NS_OK);
+    c.action_rows = NS_AROWS_STATE_ACTION;
+    CHECK(ns_world_create(&w2, &c, 4, &e) == NS_OK);
+    CHECK(w1.p.total == w2.p.total && !memcmp(w1.p.data, w2.p.data, w1.p.total * sizeof(float)));
+    ns_train_opts o;
+    ns_train_opts_init(&o);
+    enum { N = 12 };
+    int64_t refs[2 * N];
+    for (int i = 0; i < N; i++) refs[2 * i] = 0, refs[2 * i + 1] = (i * 13) % ns_dataset_ntransitions(&DS);
+    ns_world_ws *ws = ns_world_ws_new();
+    ns_params_zero_grad(&w1.p);
+    ns_params_zero_grad(&w2.p);
+    double l1 = batch_loss(&w1, ws, &in1, refs, N, &o, true), l2 = batch_loss(&w2, ws, &in2, refs, N, &o, true);
+    double gmax = 0, gdiff = 0;
+    for (size_t i = 0; i < w1.p.total; i++) {
+        gmax = fmax(gmax, fabs(w1.p.grad[i]));
+        gdiff = fmax(gdiff, fabs(w1.p.grad[i] - w2.p.grad[i]));
+    }
+    printf("  loss %.9g / %.9g, max |grad| %.3g, max |grad diff| %.3g\n", l1, l2, gmax, gdiff);
+    CHECK(fabs(l1 - l2) <= 1e-6 * fabs(l1));
+    CHECK(gmax > 0 && gdiff <= 1e-5 * gmax);
+    ns_split sp;
+    CHECK(make_split(&sp, NS_PROTO_INTERPOLATION));
+    ns_eval_opts eo;
+    ns_eval_opts_init(&eo);
+    eo.latency_queries = 0;
+    ns_eval_result r1, r2;
+    CHECK(ns_eval_world(&w1, &in1, &sp.test, sp.pools, sp.pool_size, &eo, &r1, &e) == NS_OK);
+    CHECK(ns_eval_world(&w2, &in2, &sp.test, sp.pools, sp.pool_size, &eo, &r2, &e) == NS_OK);
+    printf("  Hit@1 %.4f / %.4f, Acc@1 %.4f / %.4f over %.2f / %.2f applicable actions\n", r1.hit[0], r2.hit[0],
+           r1.acc[0], r2.acc[0], r1.mean_actions, r2.mean_actions);
+    CHECK(r1.hit[0] == r2.hit[0] && r1.hit[1] == r2.hit[1] && r1.mrr == r2.mrr);
+    CHECK(r1.acc[0] == r2.acc[0] && r1.acc[1] == r2.acc[1] && r1.mean_actions == r2.mean_actions);
+
+    /* a model of one mode refuses features of the other */
+    CHECK(ns_world_check_inputs(&w1, &in2, &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "state-action") != NULL);
+    printf("  %s\n", e.msg);
+    CHECK(ns_world_check_inputs(&w2, &in1, &e) == NS_ERR_INPUT);
+    CHECK(ns_world_check_inputs(&w2, &in2, &e) == NS_OK);
+    /* the checkpoint records the mode */
+    char path[400];
+    snprintf(path, sizeof path, "%s/pairs.ckpt", tmpdir);
+    CHECK(ns_world_save(&w2, path, NULL, NULL, &e) == NS_OK);
+    ns_world w3;
+    CHECK(ns_world_load(&w3, path, NULL, &e) == NS_OK);
+    CHECK(w3.cfg.action_rows == NS_AROWS_STATE_ACTION);
+    ns_world_free(&w3);
+
+    /* files: the sidecar marks the mode and must agree with the rows */
+    ns_features pf2;
+    expand_pairs(&pf2, &in1.action);
+    CHECK(ns_csr_save(&pf2.csr, tmpdir, "pairs", &e) == NS_OK);
+    snprintf(path, sizeof path, "%s/pairs", tmpdir);
+    ns_features f;
+    CHECK(ns_features_load(&f, path, &e) == NS_OK && f.rows == NS_AROWS_ACTION);
+    ns_features_free(&f);
+    CHECK(ns_features_rows_save(path, NS_AROWS_STATE_ACTION, npairs, &e) == NS_OK);
+    CHECK(ns_features_load(&f, path, &e) == NS_OK && f.rows == NS_AROWS_STATE_ACTION && f.nrows == npairs);
+    ns_features_free(&f);
+    CHECK(ns_features_rows_save(path, NS_AROWS_STATE_ACTION, npairs + 1, &e) == NS_OK);
+    CHECK(ns_features_load(&f, path, &e) == NS_ERR_INPUT);
+    printf("  %s\n", e.msg);
+    char rpath[420];
+    snprintf(rpath, sizeof rpath, "%s/pairs.rows.json", tmpdir);
+    const char *junk = "{\"format\": \"nextstate-feature-rows\", \"rows\": \"per-state\", \"count\": 3}";
+    CHECK(ns_write_file_atomic(rpath, junk, strlen(junk), &e) == NS_OK);
+    CHECK(ns_features_load(&f, path, &e) == NS_ERR_INPUT);
+    /* pair features without their sidecar do not fit as per-action rows; the message says why */
+    ns_features sf2, pf3 = pf2;
+    pf3.rows = NS_AROWS_ACTION;
+    memset(&pf2, 0, sizeof pf2);
+    ns_builtin_states(&sf2, &DS, &sv);
+    ns_world_inputs in3;
+    CHECK(ns_world_inputs_init(&in3, d, 1, &sf2, &pf3, &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "rows.json") != NULL);
+    printf("  %s\n", e.msg);
+    ns_world_inputs_free(&in3);
+
+    ns_split_free(&sp);
+    ns_world_ws_free(ws);
+    ns_world_free(&w1);
+    ns_world_free(&w2);
+    ns_world_inputs_free(&in1);
+    ns_world_inputs_free(&in2);
+    ns_vocab_free(&sv);
+    ns_vocab_free(&av);
+}
+
 /* ---- built-in encoder ------------------------------------------------------------------ */
 
 static void test_builtin(void)
@@ -429,6 +580,7 @@ int main(void)
     NS_RUN(test_gradcheck_dense_grid_deep);
     NS_RUN(test_gradcheck_single_layer);
     NS_RUN(test_feature_errors);
+    NS_RUN(test_state_action_rows);
     NS_RUN(test_train_interpolation);
     if (have_ds) ns_dataset_free(&DS);
     char cmd[400];
