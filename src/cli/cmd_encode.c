@@ -26,42 +26,25 @@
 #include "nextstate/npy.h"
 #include "nextstate/plan.h"
 #include "nextstate/split.h"
+#include "nextstate/trajectory.h"
 #include "nextstate/wl.h"
 #include "nextstate/world.h"
 
-typedef struct item {
-    char *name, *path;
-    ns_problem p;
-    ns_task t;
-    bool loaded;
-    int nstates;
-    ns_word *states; /* nstates × t.nwords */
-    int *opmap;      /* dataset operator id -> task operator id (dataset mode) */
-    int nops_ds;
-} item;
-
+/* The problems and states being encoded: a trajectory set (plans mode) or a
+ * dataset's states re-grounded (dataset mode), with each dataset operator's
+ * task operator. */
+typedef ns_traj item;
 typedef struct items {
-    ns_domain d;
-    bool domain_loaded;
-    item *v;
-    int n;
+    ns_trajset ts;
+    int **opmap; /* dataset mode: [problem][dataset operator] -> task operator */
+    int nopmap;
 } items;
 
 static void items_free(items *s)
 {
-    for (int i = 0; i < s->n; i++) {
-        item *it = &s->v[i];
-        if (it->loaded) {
-            ns_task_free(&it->t);
-            ns_problem_free(&it->p);
-        }
-        free(it->states);
-        free(it->opmap);
-        free(it->name);
-        free(it->path);
-    }
-    free(s->v);
-    if (s->domain_loaded) ns_domain_free(&s->d);
+    ns_trajset_free(&s->ts);
+    for (int i = 0; i < s->nopmap; i++) free(s->opmap[i]);
+    free(s->opmap);
     memset(s, 0, sizeof *s);
 }
 
@@ -85,12 +68,11 @@ static char *resolve(const char *dir, const char *file)
 
 static int load_problem(items *s, item *it, ns_error *err)
 {
-    if (ns_problem_read(&it->p, &s->d, it->path, err) != NS_OK) return -1;
-    if (ns_task_ground(&it->t, &s->d, &it->p, err) != NS_OK) {
+    if (ns_problem_read(&it->p, &s->ts.d, it->path, err) != NS_OK) return -1;
+    if (ns_task_ground(&it->t, &s->ts.d, &it->p, err) != NS_OK) {
         ns_problem_free(&it->p);
         return -1;
     }
-    it->loaded = true;
     return 0;
 }
 
@@ -128,24 +110,29 @@ static int load_dataset_items(const char *dir, items *s, ns_dataset *ds, ns_erro
     if (ns_dataset_load(ds, dir, err) != NS_OK) return -1;
     char *dpath = resolve(dir, ds->domain_file);
     int rc = 0;
-    if (ns_domain_read(&s->d, dpath, err) != NS_OK) rc = -1;
-    else s->domain_loaded = true;
+    if (ns_domain_read(&s->ts.d, dpath, err) != NS_OK) rc = -1;
+    else s->ts.domain_loaded = true;
     free(dpath);
-    s->v = ns_xcalloc((size_t)ds->nproblems + 1, sizeof(item));
+    s->ts.v = ns_xcalloc((size_t)ds->nproblems + 1, sizeof(item));
+    s->opmap = ns_xcalloc((size_t)ds->nproblems + 1, sizeof(int *));
+    s->nopmap = ds->nproblems;
     for (int i = 0; i < ds->nproblems && !rc; i++) {
         const ns_ds_problem *pr = &ds->problems[i];
-        item *it = &s->v[s->n++];
+        item *it = &s->ts.v[s->ts.n];
         it->name = ns_xstrdup(pr->name);
         it->path = resolve(dir, pr->file);
         if (load_problem(s, it, err)) {
+            free(it->name);
+            free(it->path);
+            memset(it, 0, sizeof *it);
             rc = -1;
             break;
         }
+        s->ts.n++;
         int *amap = ns_xmalloc(sizeof(int) * ((size_t)pr->natoms + 1));
-        it->opmap = ns_xmalloc(sizeof(int) * ((size_t)pr->nops + 1));
-        it->nops_ds = pr->nops;
+        s->opmap[i] = ns_xmalloc(sizeof(int) * ((size_t)pr->nops + 1));
         if (map_texts(pr->atoms, pr->natoms, &it->t, it->t.natoms, ns_task_atom_str, amap, "atom", it->path, err) ||
-            map_texts(pr->ops, pr->nops, &it->t, it->t.nops, ns_task_op_str, it->opmap, "operator", it->path, err)) {
+            map_texts(pr->ops, pr->nops, &it->t, it->t.nops, ns_task_op_str, s->opmap[i], "operator", it->path, err)) {
             free(amap);
             rc = -1;
             break;
@@ -164,86 +151,24 @@ static int load_dataset_items(const char *dir, items *s, ns_dataset *ds, ns_erro
     return rc;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Loads the problems of pdir that have a plan in plandir (by file stem),
  * sorted by name, and rebuilds their trajectories s_0..s_T. */
 static int load_plan_items(const char *dom, const char *pdir, const char *plandir, items *s, bool quiet, ns_error *err)
 {
     memset(s, 0, sizeof *s);
-    if (ns_domain_read(&s->d, dom, err) != NS_OK) return -1;
-    s->domain_loaded = true;
-    DIR *dp = opendir(pdir);
-    if (!dp) return ns_error_set(err, NS_ERR_IO, pdir, 0, 0, "cannot open the problem folder"), -1;
-    char **names = NULL;
-    size_t cap = 0;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        size_t l = strlen(de->d_name);
-        if (l < 6 || strcmp(de->d_name + l - 5, ".pddl") || !strcmp(de->d_name, "domain.pddl")) continue;
-        NS_GROW(names, cap, (size_t)n + 1);
-        names[n++] = ns_xstrdup(de->d_name);
-    }
-    closedir(dp);
-    qsort(names, (size_t)n, sizeof(char *), cmp_str);
-    s->v = ns_xcalloc((size_t)n + 1, sizeof(item));
-    int rc = 0, missing = 0;
-    for (int i = 0; i < n && !rc; i++) {
-        size_t l = strlen(names[i]);
-        char stem[1024], pp[2048], pl[2048];
-        snprintf(stem, sizeof stem, "%.*s", (int)(l - 5), names[i]);
-        snprintf(pp, sizeof pp, "%s/%s", pdir, names[i]);
-        snprintf(pl, sizeof pl, "%s/%s.plan", plandir, stem);
-        if (!file_exists(pl)) {
-            missing++;
-            continue;
-        }
-        item *it = &s->v[s->n++];
-        it->name = ns_xstrdup(stem);
-        it->path = ns_xstrdup(pp);
-        if (load_problem(s, it, err)) {
-            rc = -1;
-            break;
-        }
-        ns_plan plan;
-        if (ns_plan_read(&plan, &it->t, pl, err) != NS_OK) {
-            rc = -1;
-            break;
-        }
-        int W = it->t.nwords;
-        it->nstates = plan.n + 1;
-        it->states = ns_xcalloc((size_t)it->nstates * (size_t)W, sizeof(ns_word));
-        memcpy(it->states, it->t.init, sizeof(ns_word) * (size_t)W);
-        for (int k = 0; k < plan.n && !rc; k++) {
-            const ns_plan_step *st = &plan.steps[k];
-            int op = ns_task_find_op(&it->t, st->schema, st->args, st->nargs);
-            const ns_word *cur = it->states + (size_t)k * (size_t)W;
-            if (op < 0 || !ns_task_applicable(&it->t, op, cur)) {
-                ns_error_set(err, NS_ERR_INPUT, pl, st->line, 0, "plan step %d is not applicable", k + 1);
-                rc = -1;
-            } else {
-                ns_task_apply(&it->t, op, cur, it->states + (size_t)(k + 1) * (size_t)W);
-            }
-        }
-        ns_plan_free(&plan);
-    }
-    for (int i = 0; i < n; i++) free(names[i]);
-    free(names);
-    if (!rc && missing && !quiet)
-        fprintf(stderr, "nextstate encode: %d problem%s of %s without a plan in %s skipped\n", missing,
-                missing == 1 ? "" : "s", pdir, plandir);
-    if (!rc && s->n == 0) {
-        ns_error_set(err, NS_ERR_INPUT, pdir, 0, 0, "no problem with a plan");
-        rc = -1;
-    }
-    return rc;
+    ns_traj_opts o = {plandir, 0};
+    if (ns_trajset_load(&s->ts, dom, pdir, &o, err) != NS_OK) return -1;
+    if (s->ts.skipped && !quiet)
+        fprintf(stderr, "nextstate encode: %d problem%s of %s without a plan in %s skipped\n", s->ts.skipped,
+                s->ts.skipped == 1 ? "" : "s", pdir, plandir);
+    return 0;
 }
 
 static int64_t total_states(const items *s)
 {
     int64_t n = 0;
-    for (int i = 0; i < s->n; i++) n += s->v[i].nstates;
+    for (int i = 0; i < s->ts.n; i++) n += s->ts.v[i].nstates;
     return n;
 }
 
@@ -253,13 +178,13 @@ static int fit_vocab(ns_wl_vocab *v, const items *s, const uint8_t *mask, int it
                      bool with_goals, ns_error *err)
 {
     int64_t row = 0;
-    ns_wl_vocab_init(v, &s->d, iterations, multiset);
+    ns_wl_vocab_init(v, &s->ts.d, iterations, multiset);
     ns_wl_fitter f;
     ns_wl_fit_init(&f, v);
     ns_wl_opts o = {iterations, statics};
     int rc = 0;
-    for (int i = 0; i < s->n && !rc; i++) {
-        item *it = &s->v[i];
+    for (int i = 0; i < s->ts.n && !rc; i++) {
+        item *it = &s->ts.v[i];
         ns_wl_encoder e;
         if (ns_wl_encoder_init(&e, v, &it->t, &o, err) != NS_OK) {
             rc = -1;
@@ -389,8 +314,8 @@ static int write_states(const char *path, const items *s, const char *domain_pat
 {
     ns_buf b;
     ns_buf_init(&b);
-    for (int i = 0; i < s->n; i++) {
-        const item *it = &s->v[i];
+    for (int i = 0; i < s->ts.n; i++) {
+        const item *it = &s->ts.v[i];
         for (int k = 0; k < it->nstates; k++) {
             const ns_word *st = it->states + (size_t)k * (size_t)it->t.nwords;
             ns_buf_puts(&b, "{\"domain\": ");
@@ -478,7 +403,7 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
     float *dense = sparse ? NULL : ns_xcalloc((size_t)N * (size_t)D + 1, sizeof(float));
     ns_csr m;
     ns_csr_init(&m, D);
-    float *goals = o->goals ? ns_xcalloc((size_t)s->n * (size_t)D + 1, sizeof(float)) : NULL;
+    float *goals = o->goals ? ns_xcalloc((size_t)s->ts.n * (size_t)D + 1, sizeof(float)) : NULL;
     double best = 1e300;
     int rc = 0;
     for (int rep = 0; rep < (o->repeat > 0 ? o->repeat : 1) && !rc; rep++) {
@@ -488,8 +413,8 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
             ns_csr_free(&m);
             ns_csr_init(&m, D);
         }
-        for (int i = 0; i < s->n && !rc; i++) {
-            const item *it = &s->v[i];
+        for (int i = 0; i < s->ts.n && !rc; i++) {
+            const item *it = &s->ts.v[i];
             encoder e;
             if (encoder_init(&e, o, v, fc, &it->t, err)) {
                 rc = -1;
@@ -528,7 +453,7 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
         if (write_f32(o->out, dense, N, D, false, err)) rc = -1;
         else if (!o->quiet) fprintf(stderr, "nextstate encode: wrote %s [%lld, %d] float32\n", o->out, (long long)N, D);
     }
-    if (!rc && goals && write_f32(o->goals, goals, s->n, D, false, err)) rc = -1;
+    if (!rc && goals && write_f32(o->goals, goals, s->ts.n, D, false, err)) rc = -1;
     free(dense);
     ns_csr_free(&m);
     free(goals);
@@ -542,11 +467,11 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
  * SPEC.rows.json sidecar that marks the row mode. */
 static int encode_actions(const opts *o, const items *s, const ns_dataset *ds, const ns_wl_vocab *v, ns_error *err)
 {
-    ns_wl_encoder *encs = ns_xcalloc((size_t)s->n + 1, sizeof(ns_wl_encoder));
+    ns_wl_encoder *encs = ns_xcalloc((size_t)s->ts.n + 1, sizeof(ns_wl_encoder));
     ns_wl_opts wo = {o->iterations, o->statics};
     int rc = 0, A = -1, ninit = 0;
-    for (int i = 0; i < s->n && !rc; i++, ninit++) {
-        if (ns_wl_encoder_init(&encs[i], v, &s->v[i].t, &wo, err) != NS_OK) rc = -1;
+    for (int i = 0; i < s->ts.n && !rc; i++, ninit++) {
+        if (ns_wl_encoder_init(&encs[i], v, &s->ts.v[i].t, &wo, err) != NS_OK) rc = -1;
         else A = ns_wl_action_dim(&encs[i]);
     }
     if (!rc && A >= 0) {
@@ -556,20 +481,20 @@ static int encode_actions(const opts *o, const items *s, const ns_dataset *ds, c
         ns_csr m;
         ns_csr_init(&m, A);
         int cap = 1;
-        for (int i = 0; i < s->n; i++)
+        for (int i = 0; i < s->ts.n; i++)
             if (1 + encs[i].max_arity * (encs[i].iterations + 1) > cap) cap = 1 + encs[i].max_arity * (encs[i].iterations + 1);
         int *idx = ns_xmalloc(sizeof(int) * (size_t)cap);
         float *val = ns_xmalloc(sizeof(float) * (size_t)cap);
         double t0 = ns_now();
         for (int64_t st = 0; st < ns_dataset_nstates(ds); st++) {
             int p = sprob[st];
-            item *it = &s->v[p];
+            item *it = &s->ts.v[p];
             if (off[st + 1] > off[st]) {
                 int64_t local = st - ds->problems[p].state_offset;
                 ns_wl_refine(&encs[p], it->states + (size_t)local * (size_t)it->t.nwords);
             }
             for (int64_t k = off[st]; k < off[st + 1]; k++)
-                ns_csr_add_row(&m, idx, val, ns_wl_action_features(&encs[p], it->opmap[ops[k]], idx, val));
+                ns_csr_add_row(&m, idx, val, ns_wl_action_features(&encs[p], s->opmap[p][ops[k]], idx, val));
         }
         double secs = ns_now() - t0;
         char *spec = NULL;
@@ -606,12 +531,12 @@ static int encode_plans(const opts *o, const items *s, const ns_wl_vocab *v, con
     int D = o->wl ? ns_wl_vocab_dim(v) : ns_fsf_dim(fc), rc = 0;
     double best = 1e300;
     int64_t N = total_states(s);
-    float **rows = ns_xcalloc((size_t)s->n + 1, sizeof(float *));
-    for (int i = 0; i < s->n; i++) rows[i] = ns_xmalloc(sizeof(float) * ((size_t)s->v[i].nstates + 1) * (size_t)D);
+    float **rows = ns_xcalloc((size_t)s->ts.n + 1, sizeof(float *));
+    for (int i = 0; i < s->ts.n; i++) rows[i] = ns_xmalloc(sizeof(float) * ((size_t)s->ts.v[i].nstates + 1) * (size_t)D);
     for (int rep = 0; rep < (o->repeat > 0 ? o->repeat : 1) && !rc; rep++) {
         double secs = 0;
-        for (int i = 0; i < s->n && !rc; i++) {
-            const item *it = &s->v[i];
+        for (int i = 0; i < s->ts.n && !rc; i++) {
+            const item *it = &s->ts.v[i];
             encoder e;
             if (encoder_init(&e, o, v, fc, &it->t, err)) {
                 rc = -1;
@@ -626,8 +551,8 @@ static int encode_plans(const opts *o, const items *s, const ns_wl_vocab *v, con
         }
         if (secs < best) best = secs;
     }
-    for (int i = 0; i < s->n && !rc; i++) {
-        const item *it = &s->v[i];
+    for (int i = 0; i < s->ts.n && !rc; i++) {
+        const item *it = &s->ts.v[i];
         char p1[2048], p2[2048];
         snprintf(p1, sizeof p1, "%s/%s.npy", o->out, it->name);
         snprintf(p2, sizeof p2, "%s/%s_goal.npy", o->out, it->name);
@@ -638,8 +563,8 @@ static int encode_plans(const opts *o, const items *s, const ns_wl_vocab *v, con
     if (!rc && !o->quiet)
         fprintf(stderr,
                 "nextstate encode: %lld states of %d plans, %d features (%s) in %.6f s: %.0f states/s; wrote %s/\n",
-                (long long)N, s->n, D, o->wl ? "wl" : "fsf", best, best > 0 ? (double)N / best : 0.0, o->out);
-    for (int i = 0; i < s->n; i++) free(rows[i]);
+                (long long)N, s->ts.n, D, o->wl ? "wl" : "fsf", best, best > 0 ? (double)N / best : 0.0, o->out);
+    for (int i = 0; i < s->ts.n; i++) free(rows[i]);
     free(rows);
     return rc;
 }
@@ -647,8 +572,8 @@ static int encode_plans(const opts *o, const items *s, const ns_wl_vocab *v, con
 static int max_objects(const items *s)
 {
     int m = 1;
-    for (int i = 0; i < s->n; i++)
-        if (s->v[i].p.nobjects > m) m = s->v[i].p.nobjects;
+    for (int i = 0; i < s->ts.n; i++)
+        if (s->ts.v[i].p.nobjects > m) m = s->ts.v[i].p.nobjects;
     return m;
 }
 
