@@ -32,7 +32,10 @@ endif
 # written to vectorise, which GCC's -O2 cost model does not do when a loop
 # needs a scalar remainder or alias checks; sqrtf needs -fno-math-errno, and
 # selecting between two computed values needs -fno-trapping-math.
-VEC_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math
+# GCC's -O3 unroll-and-jam would turn the sparse layer's 32-wide tile update
+# (nn.c) back into scalar code.
+VEC_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math \
+              $(shell $(CC) -fno-loop-unroll-and-jam -Werror -E -x c /dev/null >/dev/null 2>&1 && echo -fno-loop-unroll-and-jam)
 
 LIB_SRC  := $(wildcard src/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)

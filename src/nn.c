@@ -60,16 +60,50 @@ void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *
 
 /* ---- sparse-input linear -------------------------------------------------- */
 
-/* Output units in blocks of SP_OB: the rows of W of one block are gathered
- * together (independent sums, one index and value load per non-zero for the
- * block).  Every output and every dW entry still sums its terms in the
- * order of the plain loops (k within b within o), so results do not depend
- * on the blocking. */
-enum { SP_OB = 8 };
+/* Two schemes, chosen by C; both keep, for every output and every dW
+ * entry, the summation order of the plain loops (k within b within o:
+ * out = (0 + v₀w₀ + v₁w₁ + …) + bias, dW = dW + g·v₀ + …), so results do not
+ * depend on the scheme or the blocking (test_fastmath checks bit equality).
+ *   C ≤ SP_TC: W (or dW) is copied transposed, SP_TO output units at a
+ *     time, into a tile T[C×SP_TO] on the stack; each non-zero then adds
+ *     v·T[column] to SP_TO sums at once (vectorised).
+ *   larger C: output units in blocks of SP_OB; the rows of W of one block
+ *     are gathered together (independent sums, one index and value load
+ *     per non-zero for the block). */
+enum { SP_TO = 32, SP_TC = 512, SP_OB = 8 };
 
-void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices, const float *values,
-                              const float *weight, const float *bias, int B, int C, int OC)
+/* acc[0..SP_TO) += v·t[0..SP_TO) (restrict: no alias check, one vector loop). */
+static NS_ALWAYS_INLINE void sp_axpy(float *restrict acc, const float *restrict t, float v)
 {
+    for (int j = 0; j < SP_TO; j++) acc[j] += v * t[j];
+}
+
+/* acc[0..SP_TO) += g[0..SP_TO)·v. */
+static NS_ALWAYS_INLINE void sp_axpy_g(float *restrict acc, const float *restrict g, float v)
+{
+    for (int j = 0; j < SP_TO; j++) acc[j] += g[j] * v;
+}
+
+NS_VEC_CLONES void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices,
+                                            const float *values, const float *weight, const float *bias, int B,
+                                            int C, int OC)
+{
+    if (C <= SP_TC) {
+        float T[SP_TC * SP_TO];
+        for (int o0 = 0; o0 < OC; o0 += SP_TO) {
+            int w = OC - o0 < SP_TO ? OC - o0 : SP_TO;
+            for (int c = 0; c < C; c++)
+                for (int j = 0; j < SP_TO; j++) T[c * SP_TO + j] = j < w ? weight[(size_t)(o0 + j) * C + c] : 0.0f;
+            for (int b = 0; b < B; b++) {
+                float acc[SP_TO] = {0};
+                for (int64_t k = indptr[b]; k < indptr[b + 1]; k++)
+                    sp_axpy(acc, T + (size_t)indices[k] * SP_TO, values[k]);
+                float *o = out + (size_t)b * OC + o0;
+                for (int j = 0; j < w; j++) o[j] = acc[j] + (bias ? bias[o0 + j] : 0.0f);
+            }
+        }
+        return;
+    }
     int o0 = 0;
     for (; o0 + SP_OB <= OC; o0 += SP_OB) {
         const float *w = weight + (size_t)o0 * C;
@@ -95,11 +129,28 @@ void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *
     }
 }
 
-void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, const int64_t *indptr,
-                               const int32_t *indices, const float *values, int B, int C, int OC)
+NS_VEC_CLONES void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, const int64_t *indptr,
+                                             const int32_t *indices, const float *values, int B, int C, int OC)
 {
     if (dbias && B > 0 && OC > 0) add_colsums(dbias, dout, (size_t)B, OC);
     if (!dweight) return;
+    if (C <= SP_TC) {
+        float T[SP_TC * SP_TO];
+        for (int o0 = 0; o0 < OC; o0 += SP_TO) {
+            int w = OC - o0 < SP_TO ? OC - o0 : SP_TO;
+            for (int c = 0; c < C; c++)
+                for (int j = 0; j < SP_TO; j++) T[c * SP_TO + j] = j < w ? dweight[(size_t)(o0 + j) * C + c] : 0.0f;
+            for (int b = 0; b < B; b++) {
+                float g[SP_TO];
+                for (int j = 0; j < SP_TO; j++) g[j] = j < w ? dout[(size_t)b * OC + o0 + j] : 0.0f;
+                for (int64_t k = indptr[b]; k < indptr[b + 1]; k++)
+                    sp_axpy_g(T + (size_t)indices[k] * SP_TO, g, values[k]);
+            }
+            for (int j = 0; j < w; j++)
+                for (int c = 0; c < C; c++) dweight[(size_t)(o0 + j) * C + c] = T[c * SP_TO + j];
+        }
+        return;
+    }
     int o0 = 0;
     for (; o0 + SP_OB <= OC; o0 += SP_OB) {
         float *dw = dweight + (size_t)o0 * C;
