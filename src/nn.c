@@ -177,7 +177,7 @@ NS_VEC_CLONES void ns_sparse_linear_backward(float *dweight, float *dbias, const
 
 /* Σ x[i] and Σ x[i]·y[i] (y may be NULL: Σ x[i]) in float, 8 interleaved
  * partial sums. */
-static float sum8(const float *x, int n)
+static NS_ALWAYS_INLINE float sum8(const float *x, int n)
 {
     float acc[8] = {0};
     int i = 0;
@@ -188,7 +188,7 @@ static float sum8(const float *x, int n)
 }
 
 /* Σ (x[i] − m)² in float, 8 interleaved partial sums. */
-static float sqdev8(const float *x, float m, int n)
+static NS_ALWAYS_INLINE float sqdev8(const float *x, float m, int n)
 {
     float acc[8] = {0};
     int i = 0;
