@@ -27,6 +27,16 @@ else
 BUILD   := build
 endif
 
+# The numerics core's pointwise loops and row reductions (nn.c: GELU with
+# fastmath.h, LayerNorm, bias sums; lstm.c: gates; optim.c: AdamW) are
+# written to vectorise, which GCC's -O2 cost model does not do when a loop
+# needs a scalar remainder or alias checks; sqrtf needs -fno-math-errno, and
+# selecting between two computed values needs -fno-trapping-math.
+# GCC's -O3 unroll-and-jam would turn the sparse layer's 32-wide tile update
+# (nn.c) back into scalar code.
+VEC_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math \
+              $(shell $(CC) -fno-loop-unroll-and-jam -Werror -E -x c /dev/null >/dev/null 2>&1 && echo -fno-loop-unroll-and-jam)
+
 LIB_SRC  := $(wildcard src/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
@@ -42,6 +52,7 @@ all: $(BIN) $(TESTS)
 deps:
 	@scripts/deps.sh
 
+$(BUILD)/obj/nn.o $(BUILD)/obj/lstm.o $(BUILD)/obj/optim.o: CFLAGS += $(VEC_CFLAGS)
 $(BUILD)/obj/%.o: src/%.c $(wildcard include/nextstate/*.h) | $(BUILD)/obj/cli
 	$(CC) $(CFLAGS) -c $< -o $@
 $(BUILD)/obj/cli/%.o: src/cli/%.c $(wildcard include/nextstate/*.h) $(wildcard src/cli/*.h) | $(BUILD)/obj/cli

@@ -1,4 +1,7 @@
 /* lstm.c — stacked LSTM forward, backward through time, single steps (see lstm.h).
+ * Gate nonlinearities are fastmath.h's float sigmoid and tanh (vectorised:
+ * the Makefile compiles this file with -O3); bias gradients are column sums
+ * accumulated in double.
  *
  * Scratch layout (floats), per layer k = 0…L−1, then temporaries:
  *   gates_k[T×B×4H]  post-activation i, f, g, o of every step
@@ -7,10 +10,12 @@
 #include "nextstate/lstm.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nextstate/blas.h"
+#include "nextstate/fastmath.h"
 
 static const char *const names[4] = {"weight_ih_l%d", "weight_hh_l%d", "bias_ih_l%d", "bias_hh_l%d"};
 
@@ -84,35 +89,53 @@ static lstm_scr carve(float *s, ns_lstm_dims d, int T, int B)
     return r;
 }
 
-static inline float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
-
 /* G[rows×4H] = bias_ih + bias_hh broadcast (or 0); returns the sgemm beta. */
 static float fill_bias(float *G, const float *bi, const float *bh, size_t rows, int H4)
 {
-    if (!bi && !bh) return 0.0f;
-    for (size_t r = 0; r < rows; r++)
-        for (int j = 0; j < H4; j++) G[r * H4 + j] = (bi ? bi[j] : 0.0f) + (bh ? bh[j] : 0.0f);
+    if ((!bi && !bh) || rows == 0) return bi || bh ? 1.0f : 0.0f;
+    if (bi && bh)
+        for (int j = 0; j < H4; j++) G[j] = bi[j] + bh[j];
+    else memcpy(G, bi ? bi : bh, (size_t)H4 * sizeof(float));
+    for (size_t r = 1; r < rows; r++) memcpy(G + r * H4, G, (size_t)H4 * sizeof(float));
     return 1.0f;
 }
 
+/* One batch row of cell(): the gates gi, gf, gg, go [H each] in place, c,
+ * tc (when has_tc), h [H] from cp[H] (zeros when !has_cp).  No two arrays
+ * overlap.  The flags are constants at every call, so each version is a
+ * straight vectorisable loop. */
+static NS_ALWAYS_INLINE void cell_row(float *restrict gi, float *restrict gf, float *restrict gg, float *restrict go,
+                            float *restrict c, float *restrict tc, float *restrict h, const float *restrict cp,
+                            bool has_cp, bool has_tc, int H)
+{
+    for (int j = 0; j < H; j++) {
+        float i = ns_fast_sigmoidf(gi[j]), f = ns_fast_sigmoidf(gf[j]);
+        float g = ns_fast_tanhf(gg[j]), o = ns_fast_sigmoidf(go[j]);
+        float cv = has_cp ? f * cp[j] + i * g : i * g;
+        float t = ns_fast_tanhf(cv);
+        gi[j] = i;
+        gf[j] = f;
+        gg[j] = g;
+        go[j] = o;
+        c[j] = cv;
+        if (has_tc) tc[j] = t;
+        h[j] = o * t;
+    }
+}
+
 /* Gate nonlinearities and the cell update of one step, in place on G[B×4H]
- * (pre-activations in, activations out); cprev may be NULL (zeros). */
-static void cell(float *G, float *c, float *tc, float *h, const float *cprev, int B, int H)
+ * (pre-activations in, activations out); cprev may be NULL (zeros), tc too
+ * (not kept); cprev must not overlap c. */
+NS_VEC_CLONES static void cell(float *G, float *c, float *tc, float *h, const float *cprev, int B, int H)
 {
     for (int b = 0; b < B; b++) {
         float *g = G + (size_t)b * 4 * H;
-        for (int j = 0; j < H; j++) {
-            float gi = sigm(g[j]), gf = sigm(g[H + j]), gg = tanhf(g[2 * H + j]), go = sigm(g[3 * H + j]);
-            float cp = cprev ? cprev[(size_t)b * H + j] : 0.0f;
-            float cv = gf * cp + gi * gg, t = tanhf(cv);
-            g[j] = gi;
-            g[H + j] = gf;
-            g[2 * H + j] = gg;
-            g[3 * H + j] = go;
-            c[(size_t)b * H + j] = cv;
-            if (tc) tc[(size_t)b * H + j] = t;
-            h[(size_t)b * H + j] = go * t;
-        }
+        size_t o = (size_t)b * H;
+        float *gi = g, *gf = g + H, *gg = g + 2 * H, *go = g + 3 * H;
+        if (cprev && tc) cell_row(gi, gf, gg, go, c + o, tc + o, h + o, cprev + o, true, true, H);
+        else if (tc) cell_row(gi, gf, gg, go, c + o, tc + o, h + o, NULL, false, true, H);
+        else if (cprev) cell_row(gi, gf, gg, go, c + o, NULL, h + o, cprev + o, true, false, H);
+        else cell_row(gi, gf, gg, go, c + o, NULL, h + o, NULL, false, false, H);
     }
 }
 
@@ -150,13 +173,58 @@ void ns_lstm_forward(float *y, float *hn, float *cn, float *scratch, const float
     if (y && T > 0) memcpy(y, s.h[d.layers - 1], (size_t)T * bh * sizeof(float));
 }
 
-static void add_colsums(float *dst, const float *M, size_t rows, int cols)
+/* dst[j] += Σ_r M[r×cols + j] (double sums over r in order) for both
+ * destinations (either may be NULL); columns in blocks so that M is read
+ * row by row. */
+static void add_colsums2(float *dst1, float *dst2, const float *M, size_t rows, int cols)
 {
-    if (!dst) return;
-    for (int j = 0; j < cols; j++) {
-        double sum = 0;
-        for (size_t r = 0; r < rows; r++) sum += M[r * cols + j];
-        dst[j] += (float)sum;
+    enum { BLK = 128 };
+    double acc[BLK];
+    if (!dst1 && !dst2) return;
+    for (int j0 = 0; j0 < cols; j0 += BLK) {
+        int w = cols - j0 < BLK ? cols - j0 : BLK;
+        for (int j = 0; j < w; j++) acc[j] = 0.0;
+        for (size_t r = 0; r < rows; r++) {
+            const float *row = M + r * (size_t)cols + j0;
+            for (int j = 0; j < w; j++) acc[j] += row[j];
+        }
+        for (int j = 0; j < w; j++) {
+            if (dst1) dst1[j0 + j] += (float)acc[j];
+            if (dst2) dst2[j0 + j] += (float)acc[j];
+        }
+    }
+}
+
+/* Gate gradients of one batch row at one step: db[4H] from the gates gb[4H],
+ * tanh(c) tc[H], the incoming dH[H] + dh[H] and the cell gradient dc[H]
+ * (updated to the previous step's), cp[H] the previous cell (zeros when
+ * !has_cp).  No two arrays overlap. */
+static NS_ALWAYS_INLINE void gate_grads(float *restrict db, float *restrict dc, const float *restrict gb,
+                              const float *restrict tc, const float *restrict dH, const float *restrict dh,
+                              const float *restrict cp, bool has_cp, int H)
+{
+    for (int j = 0; j < H; j++) {
+        float gi = gb[j], gf = gb[H + j], gg = gb[2 * H + j], go = gb[3 * H + j];
+        float dhv = dH[j] + dh[j];
+        float dcv = dc[j] + dhv * go * (1.0f - tc[j] * tc[j]);
+        float cpv = has_cp ? cp[j] : 0.0f;
+        db[j] = dcv * gg * gi * (1.0f - gi);
+        db[H + j] = dcv * cpv * gf * (1.0f - gf);
+        db[2 * H + j] = dcv * gi * (1.0f - gg * gg);
+        db[3 * H + j] = dhv * tc[j] * go * (1.0f - go);
+        dc[j] = dcv * gf;
+    }
+}
+
+/* gate_grads for every batch row of one step (cp NULL: zeros). */
+NS_VEC_CLONES static void step_grads(float *dG, float *dc, const float *G, const float *tc, const float *dH,
+                                     const float *dh, const float *cp, int B, int H)
+{
+    size_t H4 = 4 * (size_t)H;
+    for (int b = 0; b < B; b++) {
+        size_t q = (size_t)b * H;
+        if (cp) gate_grads(dG + b * H4, dc + q, G + b * H4, tc + q, dH + q, dh + q, cp + q, true, H);
+        else gate_grads(dG + b * H4, dc + q, G + b * H4, tc + q, dH + q, dh + q, NULL, false, H);
     }
 }
 
@@ -181,22 +249,7 @@ void ns_lstm_backward(float *dx, float *dh0, float *dc0, const ns_lstm_w *g, con
             const float *tc = s.tc[k] + t * bh, *dH = dHcur + t * bh;
             const float *cp = t ? s.c[k] + (t - 1) * bh : (c0 ? c0 + k * bh : NULL);
             float *dG = s.dG + (size_t)t * B * H4;
-            for (int b = 0; b < B; b++) {
-                const float *gb = G + (size_t)b * H4;
-                float *db = dG + (size_t)b * H4;
-                for (int j = 0; j < H; j++) {
-                    size_t q = (size_t)b * H + j;
-                    float gi = gb[j], gf = gb[H + j], gg = gb[2 * H + j], go = gb[3 * H + j];
-                    float dhv = dH[q] + s.dh[q];
-                    float dcv = s.dc[q] + dhv * go * (1.0f - tc[q] * tc[q]);
-                    float cpv = cp ? cp[q] : 0.0f;
-                    db[j] = dcv * gg * gi * (1.0f - gi);
-                    db[H + j] = dcv * cpv * gf * (1.0f - gf);
-                    db[2 * H + j] = dcv * gi * (1.0f - gg * gg);
-                    db[3 * H + j] = dhv * tc[q] * go * (1.0f - go);
-                    s.dc[q] = dcv * gf;
-                }
-            }
+            step_grads(dG, s.dc, G, tc, dH, s.dh, cp, B, H);
             /* dh_{t−1}[B×H] = dG_t[B×4H] · W_hh[4H×H] */
             ns_sgemm(false, false, B, H, H4, 1.0f, dG, H4, w->w_hh[k], H, 0.0f, s.dh, H);
         }
@@ -213,8 +266,7 @@ void ns_lstm_backward(float *dx, float *dh0, float *dc0, const ns_lstm_w *g, con
         }
         if (g->w_ih[k] && In > 0) /* dW_ih[4H×In] += dGᵀ · in */
             ns_sgemm(true, false, H4, In, T * B, 1.0f, s.dG, H4, in, In, 1.0f, g->w_ih[k], In);
-        add_colsums(g->b_ih[k], s.dG, tb, H4);
-        add_colsums(g->b_hh[k], s.dG, tb, H4);
+        add_colsums2(g->b_ih[k], g->b_hh[k], s.dG, tb, H4);
         /* gradient into this layer's input sequence: dG[TB×4H] · W_ih[4H×In] */
         if (k > 0) {
             ns_sgemm(false, false, T * B, H, H4, 1.0f, s.dG, H4, w->w_ih[k], H, 0.0f, dHbelow, H);
@@ -227,14 +279,14 @@ void ns_lstm_backward(float *dx, float *dh0, float *dc0, const ns_lstm_w *g, con
     }
 }
 
-size_t ns_lstm_step_scratch(ns_lstm_dims d, int B) { return (size_t)B * 4 * d.hidden; }
+size_t ns_lstm_step_scratch(ns_lstm_dims d, int B) { return (size_t)B * 5 * d.hidden; }
 
 void ns_lstm_step(float *y, float *h, float *c, float *scratch, const float *x, const ns_lstm_w *w,
                   ns_lstm_dims d, int B)
 {
     int H = d.hidden, H4 = 4 * d.hidden;
     size_t bh = (size_t)B * H;
-    float *G = scratch;
+    float *G = scratch, *cprev = scratch + 4 * bh; /* the cell state before the step (cell() needs it apart) */
     for (int k = 0; k < d.layers; k++) {
         const float *in = k == 0 ? x : h + (k - 1) * bh; /* layer below, already advanced */
         int In = k == 0 ? d.input : H;
@@ -242,7 +294,8 @@ void ns_lstm_step(float *y, float *h, float *c, float *scratch, const float *x, 
         if (In > 0) ns_sgemm(false, true, B, H4, In, 1.0f, in, In, w->w_ih[k], In, beta, G, H4);
         else if (beta == 0.0f) memset(G, 0, bh * 4 * sizeof(float));
         ns_sgemm(false, true, B, H4, H, 1.0f, h + k * bh, H, w->w_hh[k], H, 1.0f, G, H4);
-        cell(G, c + k * bh, NULL, h + k * bh, c + k * bh, B, H);
+        memcpy(cprev, c + k * bh, bh * sizeof(float));
+        cell(G, c + k * bh, NULL, h + k * bh, cprev, B, H);
     }
     if (y) memcpy(y, h + (d.layers - 1) * bh, bh * sizeof(float));
 }

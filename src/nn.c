@@ -1,12 +1,34 @@
 /* nn.c — layers as forward/backward pairs over ns_sgemm (see nn.h).
- * Row reductions (LayerNorm statistics, bias sums) accumulate in double;
- * pointwise functions evaluate in double and round once. */
+ * Bias gradients (column sums over the batch) accumulate in double, row by
+ * row; LayerNorm statistics accumulate in float in 8 interleaved partial
+ * sums (vectorised; C ≤ a few thousand keeps them well inside the fixtures'
+ * tolerance); GELU evaluates in float with fastmath.h's erf and exp.  The
+ * Makefile compiles this file with -O3 so that GCC vectorises these loops. */
 #include "nextstate/nn.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "nextstate/blas.h"
+#include "nextstate/fastmath.h"
+
+/* dst[j] += Σ_r M[r×cols + j] for j < cols, summed in double over r in
+ * order; columns in blocks so that M is read row by row. */
+static void add_colsums(float *dst, const float *M, size_t rows, int cols)
+{
+    enum { BLK = 128 };
+    double acc[BLK];
+    for (int j0 = 0; j0 < cols; j0 += BLK) {
+        int w = cols - j0 < BLK ? cols - j0 : BLK;
+        for (int j = 0; j < w; j++) acc[j] = 0.0;
+        for (size_t r = 0; r < rows; r++) {
+            const float *row = M + r * (size_t)cols + j0;
+            for (int j = 0; j < w; j++) acc[j] += row[j];
+        }
+        for (int j = 0; j < w; j++) dst[j0 + j] += (float)acc[j];
+    }
+}
 
 /* ---- dense linear ------------------------------------------------------- */
 
@@ -28,12 +50,7 @@ void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *
                         const float *weight, int B, int C, int OC)
 {
     if (B <= 0 || OC <= 0) return;
-    if (dbias)
-        for (int o = 0; o < OC; o++) {
-            double s = 0;
-            for (int b = 0; b < B; b++) s += dout[(size_t)b * OC + o];
-            dbias[o] += (float)s;
-        }
+    if (dbias) add_colsums(dbias, dout, (size_t)B, OC);
     if (C <= 0) return;
     /* dinp[B×C] += dout[B×OC] · W[OC×C] */
     if (dinp) ns_sgemm(false, false, B, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
@@ -43,110 +60,250 @@ void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *
 
 /* ---- sparse-input linear -------------------------------------------------- */
 
-void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices, const float *values,
-                              const float *weight, const float *bias, int B, int C, int OC)
+/* Two schemes, chosen by C; both keep, for every output and every dW
+ * entry, the summation order of the plain loops (k within b within o:
+ * out = (0 + v₀w₀ + v₁w₁ + …) + bias, dW = dW + g·v₀ + …), so results do not
+ * depend on the scheme or the blocking (test_fastmath checks bit equality).
+ *   C ≤ SP_TC: W (or dW) is copied transposed, SP_TO output units at a
+ *     time, into a tile T[C×SP_TO] on the stack; each non-zero then adds
+ *     v·T[column] to SP_TO sums at once (vectorised).
+ *   larger C: output units in blocks of SP_OB; the rows of W of one block
+ *     are gathered together (independent sums, one index and value load
+ *     per non-zero for the block). */
+enum { SP_TO = 32, SP_TC = 512, SP_OB = 8 };
+
+/* acc[0..SP_TO) += v·t[0..SP_TO) (restrict: no alias check, one vector loop). */
+static NS_ALWAYS_INLINE void sp_axpy(float *restrict acc, const float *restrict t, float v)
 {
-    /* Output unit outer: row o of W is read (gathered) for the whole batch. */
-    for (int o = 0; o < OC; o++) {
-        const float *w = weight + (size_t)o * C;
-        float b0 = bias ? bias[o] : 0.0f;
+    for (int j = 0; j < SP_TO; j++) acc[j] += v * t[j];
+}
+
+/* acc[0..SP_TO) += g[0..SP_TO)·v. */
+static NS_ALWAYS_INLINE void sp_axpy_g(float *restrict acc, const float *restrict g, float v)
+{
+    for (int j = 0; j < SP_TO; j++) acc[j] += g[j] * v;
+}
+
+NS_VEC_CLONES void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices,
+                                            const float *values, const float *weight, const float *bias, int B,
+                                            int C, int OC)
+{
+    if (C <= SP_TC) {
+        float T[SP_TC * SP_TO];
+        for (int o0 = 0; o0 < OC; o0 += SP_TO) {
+            int w = OC - o0 < SP_TO ? OC - o0 : SP_TO;
+            for (int c = 0; c < C; c++)
+                for (int j = 0; j < SP_TO; j++) T[c * SP_TO + j] = j < w ? weight[(size_t)(o0 + j) * C + c] : 0.0f;
+            for (int b = 0; b < B; b++) {
+                float acc[SP_TO] = {0};
+                for (int64_t k = indptr[b]; k < indptr[b + 1]; k++)
+                    sp_axpy(acc, T + (size_t)indices[k] * SP_TO, values[k]);
+                float *o = out + (size_t)b * OC + o0;
+                for (int j = 0; j < w; j++) o[j] = acc[j] + (bias ? bias[o0 + j] : 0.0f);
+            }
+        }
+        return;
+    }
+    int o0 = 0;
+    for (; o0 + SP_OB <= OC; o0 += SP_OB) {
+        const float *w = weight + (size_t)o0 * C;
+        for (int b = 0; b < B; b++) {
+            float s[SP_OB] = {0};
+            for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) {
+                float v = values[k];
+                const float *wc = w + indices[k];
+                for (int j = 0; j < SP_OB; j++) s[j] += v * wc[(size_t)j * C];
+            }
+            float *o = out + (size_t)b * OC + o0;
+            for (int j = 0; j < SP_OB; j++) o[j] = s[j] + (bias ? bias[o0 + j] : 0.0f);
+        }
+    }
+    for (; o0 < OC; o0++) {
+        const float *w = weight + (size_t)o0 * C;
+        float b0 = bias ? bias[o0] : 0.0f;
         for (int b = 0; b < B; b++) {
             float s = 0;
             for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) s += values[k] * w[indices[k]];
-            out[(size_t)b * OC + o] = s + b0;
+            out[(size_t)b * OC + o0] = s + b0;
         }
     }
 }
 
-void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, const int64_t *indptr,
-                               const int32_t *indices, const float *values, int B, int C, int OC)
+NS_VEC_CLONES void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, const int64_t *indptr,
+                                             const int32_t *indices, const float *values, int B, int C, int OC)
 {
-    for (int o = 0; o < OC; o++) {
-        float *dw = dweight ? dweight + (size_t)o * C : NULL;
-        double sb = 0;
-        for (int b = 0; b < B; b++) {
-            float g = dout[(size_t)b * OC + o];
-            sb += g;
-            if (dw)
-                for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) dw[indices[k]] += g * values[k];
+    if (dbias && B > 0 && OC > 0) add_colsums(dbias, dout, (size_t)B, OC);
+    if (!dweight) return;
+    if (C <= SP_TC) {
+        float T[SP_TC * SP_TO];
+        for (int o0 = 0; o0 < OC; o0 += SP_TO) {
+            int w = OC - o0 < SP_TO ? OC - o0 : SP_TO;
+            for (int c = 0; c < C; c++)
+                for (int j = 0; j < SP_TO; j++) T[c * SP_TO + j] = j < w ? dweight[(size_t)(o0 + j) * C + c] : 0.0f;
+            for (int b = 0; b < B; b++) {
+                float g[SP_TO];
+                for (int j = 0; j < SP_TO; j++) g[j] = j < w ? dout[(size_t)b * OC + o0 + j] : 0.0f;
+                for (int64_t k = indptr[b]; k < indptr[b + 1]; k++)
+                    sp_axpy_g(T + (size_t)indices[k] * SP_TO, g, values[k]);
+            }
+            for (int j = 0; j < w; j++)
+                for (int c = 0; c < C; c++) dweight[(size_t)(o0 + j) * C + c] = T[c * SP_TO + j];
         }
-        if (dbias) dbias[o] += (float)sb;
+        return;
+    }
+    int o0 = 0;
+    for (; o0 + SP_OB <= OC; o0 += SP_OB) {
+        float *dw = dweight + (size_t)o0 * C;
+        for (int b = 0; b < B; b++) {
+            float g[SP_OB];
+            for (int j = 0; j < SP_OB; j++) g[j] = dout[(size_t)b * OC + o0 + j];
+            for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) {
+                float v = values[k];
+                float *dc = dw + indices[k];
+                for (int j = 0; j < SP_OB; j++) dc[(size_t)j * C] += g[j] * v;
+            }
+        }
+    }
+    for (; o0 < OC; o0++) {
+        float *dw = dweight + (size_t)o0 * C;
+        for (int b = 0; b < B; b++) {
+            float g = dout[(size_t)b * OC + o0];
+            for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) dw[indices[k]] += g * values[k];
+        }
     }
 }
 
 /* ---- LayerNorm ------------------------------------------------------------ */
 
-void ns_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight,
+/* Σ x[i] and Σ x[i]·y[i] (y may be NULL: Σ x[i]) in float, 8 interleaved
+ * partial sums. */
+static NS_ALWAYS_INLINE float sum8(const float *x, int n)
+{
+    float acc[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) acc[k] += x[i + k];
+    for (; i < n; i++) acc[i & 7] += x[i];
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+/* Σ (x[i] − m)² in float, 8 interleaved partial sums. */
+static NS_ALWAYS_INLINE float sqdev8(const float *x, float m, int n)
+{
+    float acc[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) {
+            float d = x[i + k] - m;
+            acc[k] += d * d;
+        }
+    for (; i < n; i++) {
+        float d = x[i] - m;
+        acc[i & 7] += d * d;
+    }
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+NS_VEC_CLONES void ns_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight,
                           const float *bias, int N, int C, float eps)
 {
     for (int n = 0; n < N; n++) {
         const float *x = inp + (size_t)n * C;
         float *y = out + (size_t)n * C;
-        double m = 0, v = 0;
-        for (int i = 0; i < C; i++) m += x[i];
-        m /= C;
-        for (int i = 0; i < C; i++) v += (x[i] - m) * (x[i] - m);
-        v /= C;
-        double r = 1.0 / sqrt(v + eps);
-        for (int i = 0; i < C; i++) {
-            double xh = (x[i] - m) * r;
-            y[i] = (float)(weight ? xh * weight[i] + (bias ? bias[i] : 0.0f) : xh);
-        }
-        mean[n] = (float)m;
-        rstd[n] = (float)r;
+        float m = C > 0 ? sum8(x, C) / (float)C : 0.0f;
+        float v = C > 0 ? sqdev8(x, m, C) / (float)C : 0.0f;
+        float r = 1.0f / sqrtf(v + eps);
+        if (weight && bias)
+            for (int i = 0; i < C; i++) y[i] = (x[i] - m) * r * weight[i] + bias[i];
+        else if (weight)
+            for (int i = 0; i < C; i++) y[i] = (x[i] - m) * r * weight[i];
+        else
+            for (int i = 0; i < C; i++) y[i] = (x[i] - m) * r;
+        mean[n] = m;
+        rstd[n] = r;
     }
 }
 
-void ns_layernorm_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
+/* s1 = Σ dx̂, s2 = Σ dx̂·x̂ over one row, dx̂ = dy·w (dy when w is NULL; the
+ * flag is a constant at each call so both versions vectorise). */
+static NS_ALWAYS_INLINE void ln_sums(const float *x, const float *dy, const float *w, bool affine, float m, float r,
+                                    int C, float *s1, float *s2)
+{
+    float a1[8] = {0}, a2[8] = {0};
+    int i = 0;
+    for (; i + 8 <= C; i += 8)
+        for (int k = 0; k < 8; k++) {
+            float xh = (x[i + k] - m) * r, dxh = affine ? dy[i + k] * w[i + k] : dy[i + k];
+            a1[k] += dxh;
+            a2[k] += dxh * xh;
+        }
+    for (; i < C; i++) {
+        float xh = (x[i] - m) * r, dxh = affine ? dy[i] * w[i] : dy[i];
+        a1[i & 7] += dxh;
+        a2[i & 7] += dxh * xh;
+    }
+    *s1 = ((a1[0] + a1[4]) + (a1[1] + a1[5])) + ((a1[2] + a1[6]) + (a1[3] + a1[7]));
+    *s2 = ((a2[0] + a2[4]) + (a2[1] + a2[5])) + ((a2[2] + a2[6]) + (a2[3] + a2[7]));
+}
+
+NS_VEC_CLONES void ns_layernorm_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
                            const float *weight, const float *mean, const float *rstd, int N, int C)
 {
+    if (!weight) dweight = dbias = NULL;
     for (int n = 0; n < N; n++) {
         const float *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
-        double m = mean[n], r = rstd[n];
+        float m = mean[n], r = rstd[n], s1, s2;
         /* dx̂ = dy·w;  dx = r · (dx̂ − mean(dx̂) − x̂ · mean(dx̂ · x̂)) */
-        double s1 = 0, s2 = 0;
-        for (int i = 0; i < C; i++) {
-            double xh = (x[i] - m) * r;
-            double dxh = weight ? (double)dy[i] * weight[i] : dy[i];
-            s1 += dxh;
-            s2 += dxh * xh;
-            if (weight) {
-                if (dweight) dweight[i] += (float)(dy[i] * xh);
-                if (dbias) dbias[i] += dy[i];
-            }
-        }
-        s1 /= C;
-        s2 /= C;
+        if (weight) ln_sums(x, dy, weight, true, m, r, C, &s1, &s2);
+        else ln_sums(x, dy, NULL, false, m, r, C, &s1, &s2);
+        s1 /= (float)C;
+        s2 /= (float)C;
+        if (dweight)
+            for (int j = 0; j < C; j++) dweight[j] += dy[j] * ((x[j] - m) * r);
+        if (dbias)
+            for (int j = 0; j < C; j++) dbias[j] += dy[j];
         if (!dinp) continue;
         float *dx = dinp + (size_t)n * C;
-        for (int i = 0; i < C; i++) {
-            double xh = (x[i] - m) * r;
-            double dxh = weight ? (double)dy[i] * weight[i] : dy[i];
-            dx[i] += (float)(r * (dxh - s1 - xh * s2));
-        }
+        if (weight)
+            for (int j = 0; j < C; j++) dx[j] += r * (dy[j] * weight[j] - s1 - (x[j] - m) * r * s2);
+        else
+            for (int j = 0; j < C; j++) dx[j] += r * (dy[j] - s1 - (x[j] - m) * r * s2);
     }
 }
 
 /* ---- activations ------------------------------------------------------------ */
 
-#define NS_SQRT1_2 0.70710678118654752440
-#define NS_INV_SQRT_2PI 0.39894228040143267794
+#define NS_SQRT1_2F 0.70710678118654752440f
+#define NS_INV_SQRT_2PIF 0.39894228040143267794f
 
-void ns_gelu_forward(float *out, const float *inp, size_t n)
+/* Φ(x) = (1 + erf(x/√2))/2 and φ(x) = e^{−x²/2}/√(2π), sharing e^{−x²/2};
+ * in the lower tail Φ comes from erfc directly (relative accuracy). */
+static NS_ALWAYS_INLINE float gelu_cdf(float x, float *pdf)
+{
+    float u = (x < 0 ? -x : x) * NS_SQRT1_2F;
+    float e = ns_fast_expf(-u * u);
+    float small = 0.5f * ns_erf_small_(u);
+    float half_erfc = 0.5f * ns_erfcx_large_(u) * e;
+    float upper = u < NS_ERF_SPLIT ? 0.5f + small : 1.0f - half_erfc;
+    float lower = u < NS_ERF_SPLIT ? 0.5f - small : half_erfc;
+    *pdf = NS_INV_SQRT_2PIF * e;
+    return x < 0 ? lower : upper;
+}
+
+NS_VEC_CLONES void ns_gelu_forward(float *out, const float *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        double x = inp[i];
-        out[i] = (float)(0.5 * x * (1.0 + erf(x * NS_SQRT1_2)));
+        float x = inp[i], pdf;
+        out[i] = x * gelu_cdf(x, &pdf);
     }
 }
 
-void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n)
+NS_VEC_CLONES void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        double x = inp[i];
-        double cdf = 0.5 * (1.0 + erf(x * NS_SQRT1_2));
-        double pdf = NS_INV_SQRT_2PI * exp(-0.5 * x * x);
-        dinp[i] += (float)(dout[i] * (cdf + x * pdf));
+        float x = inp[i], pdf;
+        float cdf = gelu_cdf(x, &pdf);
+        dinp[i] += dout[i] * (cdf + x * pdf);
     }
 }
 
@@ -157,8 +314,10 @@ void ns_relu_forward(float *out, const float *inp, size_t n)
 
 void ns_relu_backward(float *dinp, const float *dout, const float *inp, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (inp[i] > 0) dinp[i] += dout[i];
+    for (size_t i = 0; i < n; i++) {
+        float g = dout[i];
+        dinp[i] += inp[i] > 0 ? g : 0.0f;
+    }
 }
 
 /* ---- residual MLP block ------------------------------------------------------ */

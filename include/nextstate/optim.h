@@ -27,7 +27,7 @@ void ns_adamw_init(ns_adamw *o, double lr, double weight_decay);
 /* One AdamW update of n parameters at step t (1-based), as torch does it:
  *   p ← p·(1 − lr·wd);  m ← β1·m + (1−β1)·g;  v ← β2·v + (1−β2)·g²
  *   p ← p − lr/(1−β1ᵗ) · m / (√v/√(1−β2ᵗ) + eps)
- * param, m, v [n] updated in place; grad [n]. */
+ * param, m, v [n] updated in place; grad [n]; the four must not overlap. */
 void ns_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, double lr, double beta1,
                      double beta2, double eps, double wd, int64_t t);
 
