@@ -92,15 +92,15 @@ static ns_status load_rows_sidecar(ns_features *f, const char *spec, ns_error *e
     int64_t count = -1;
     if (!ns_json_get_str(&j, "format", &fmt) || strcmp(fmt, ROWS_FORMAT) || !ns_json_get_str(&j, "rows", &rows) ||
         ns_action_rows_parse(rows) < 0 || !ns_json_get_int(&j, "count", &count))
-        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
-                          "not a feature-rows file (expected {\"format\": \"%s\", \"rows\": \"action\"|\"state-action\", "
-                          "\"count\": N})",
-                          ROWS_FORMAT);
+        st = ns_error_set(
+            err, NS_ERR_INPUT, path, 0, 0,
+            "not a feature-rows file (expected {\"format\": \"%s\", \"rows\": \"action\"|\"state-action\", "
+            "\"count\": N})",
+            ROWS_FORMAT);
     else if (count != f->nrows)
         st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "says %lld rows; the features beside it (%s) have %lld",
                           (long long)count, spec, (long long)f->nrows);
-    else
-        f->rows = (ns_action_rows)ns_action_rows_parse(rows);
+    else f->rows = (ns_action_rows)ns_action_rows_parse(rows);
     ns_json_free(&j);
     free(path);
     return st;
@@ -1289,7 +1289,8 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
     }
     /* checkpoints written before row modes existed have none: action rows */
     const char *arows = "action";
-    if (ns_json_get(c, "action_rows") && (!ns_json_get_str(c, "action_rows", &arows) || ns_action_rows_parse(arows) < 0)) {
+    if (ns_json_get(c, "action_rows") &&
+        (!ns_json_get_str(c, "action_rows", &arows) || ns_action_rows_parse(arows) < 0)) {
         ns_json_free(&j);
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
@@ -1549,7 +1550,8 @@ static ns_status get_std(const ns_json *v, ns_feature_std *s, const char *side, 
     const ns_json *c = v->kind == NS_JSON_OBJECT ? ns_json_get(v, "scale") : NULL;
     if (!m || !c || m->kind != NS_JSON_ARRAY || c->kind != NS_JSON_ARRAY || m->n != c->n || m->n == 0)
         return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
-                            "the checkpoint's %s standardisation is malformed (needs equal-length mean and scale)", side);
+                            "the checkpoint's %s standardisation is malformed (needs equal-length mean and scale)",
+                            side);
     s->dim = m->n;
     s->mean = ns_xmalloc((size_t)s->dim * sizeof(float));
     s->scale = ns_xmalloc((size_t)s->dim * sizeof(float));
@@ -1583,8 +1585,8 @@ void ns_world_features_json(ns_buf *b, const char *state_spec, const char *actio
     ns_buf_puts(b, "}}");
 }
 
-ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv,
-                                  ns_vocab *av, ns_feature_std *ss, ns_feature_std *as, ns_error *err)
+ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv, ns_vocab *av,
+                                  ns_feature_std *ss, ns_feature_std *as, ns_error *err)
 {
     *state_spec = *action_spec = NULL;
     ns_vocab_init(sv);

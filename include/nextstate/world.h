@@ -215,8 +215,8 @@ void ns_world_features_json(ns_buf *b, const char *state_spec, const char *actio
 /* Reads that object back from a checkpoint's meta text: malloc'ed specs,
  * the vocabularies (initialised here; empty for non-builtin sides) and the
  * standardisations (dim 0 when none; ss / as may be NULL). */
-ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv,
-                                  ns_vocab *av, ns_feature_std *ss, ns_feature_std *as, ns_error *err);
+ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv, ns_vocab *av,
+                                  ns_feature_std *ss, ns_feature_std *as, ns_error *err);
 
 /* ---- model ---------------------------------------------------------------------- */
 

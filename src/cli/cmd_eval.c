@@ -84,7 +84,8 @@ int cmd_eval(int argc, char **argv)
     if (ns_world_inputs_load(&in, ds, sp.ndatasets, sspec, aspec, &sv, &av, &err)) goto fail;
     if (ns_world_check_inputs(&w, &in, &err)) goto fail;
     /* the training split's standardisation, as recorded */
-    if (ns_feature_std_apply(&sstd, &in.state, "state", &err) || ns_feature_std_apply(&astd, &in.action, "action", &err))
+    if (ns_feature_std_apply(&sstd, &in.state, "state", &err) ||
+        ns_feature_std_apply(&astd, &in.action, "action", &err))
         goto fail;
     const ns_refs *refs = &sp.test;
     const int64_t *pl = sp.pools;

@@ -61,8 +61,7 @@ int cmd_train(int argc, char **argv)
             std_action = !strcmp(v, "action") || !strcmp(v, "both");
             if (!std_state && !std_action && strcmp(v, "none"))
                 rc = cli_usage("train", "--standardize expects state, action, both or none, given '%s'", v);
-        }
-        else if (!strcmp(a, "--model")) {
+        } else if (!strcmp(a, "--model")) {
             int k = ns_world_kind_parse(v);
             if (k < 0) rc = cli_usage("train", "--model expects resmlp or film, given '%s'", v);
             else cfg.kind = (ns_world_kind)k;
@@ -175,7 +174,8 @@ int cmd_train(int argc, char **argv)
     ns_buf_puts(&b, "{\"split\": ");
     ns_json_put_str(&b, split_dir);
     ns_buf_printf(&b,
-                  ", \"protocol\": \"%s\", \"action_rows\": \"%s\", \"standardize\": \"%s\", \"train\": %lld, \"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
+                  ", \"protocol\": \"%s\", \"action_rows\": \"%s\", \"standardize\": \"%s\", \"train\": %lld, "
+                  "\"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
                   "\"beta1\": %.9g, \"beta2\": %.9g, \"warmup_epochs\": %d, \"warmup_start\": %.9g, \"batch\": %d, "
                   "\"epochs\": %d, \"epochs_run\": %d, \"seed\": %llu, \"tau\": %.9g, \"action_weight\": %.9g, "
                   "\"action_loss\": \"%s\", \"action_k\": %d, \"best_epoch\": %d, \"best_dev_hit@5\": %.9g, "
