@@ -11,8 +11,11 @@
 #                  state-first  the same blocks with CURRENT STATE first (`embed --layout state-first`)
 #                  chunks       the paper prompt in windows of max_seq_length − 2 pieces, mean of their
 #                               embeddings (`embed --chunks`)
+#                and each of them with "-z" (paper-z, …): trained with `--standardize both` (features
+#                z-scored per column on the training transitions)
 #      SETTINGS  training settings "LR:EPOCHS …" (default "1e-3:60"; the paper's is 4e-5:200); with
 #                several, each run's dev Hit@5 picks one per domain, protocol and encoder
+#      TRAIN_OPTS  extra `nextstate train` options (e.g. --patience N for long settings)
 #      BASELINE  builtin (default: the built-in literal encoder trained alongside) or none
 #      TABLES_ONLY=1  only rewrite the tables from the runs in OUT (e.g. with the union of the
 #                SETTINGS and VARIANTS of several invocations)
@@ -25,6 +28,7 @@ MODEL=${MODEL:-all-MiniLM-L6-v2}
 VARIANTS=${VARIANTS:-paper}
 SETTINGS=${SETTINGS:-1e-3:60}
 SEED=${SEED:-1}
+TRAIN_OPTS=${TRAIN_OPTS:-}
 BASELINE=${BASELINE:-builtin}
 [ "$BASELINE" = none ] && BASELINE=""
 JOBS=${JOBS:-2}
@@ -38,7 +42,7 @@ one_domain() { # ACPBench folder
     mkdir -p "$dir"
     [ -f "$dir/data/manifest.json" ] ||
         "$NS" data build "$BENCH/acpbench/$d/domain.pddl" "$BENCH/acpbench/$d" -o "$dir/data" --time-limit "$TL" --quiet 2>"$dir/log" || return 1
-    for v in $VARIANTS; do
+    for v in $(for x in $VARIANTS; do echo "${x%-z}"; done | sort -u); do
         local flags=""
         case $v in
             paper) ;;
@@ -59,17 +63,20 @@ one_domain() { # ACPBench folder
             local lr=${setting%%:*} ep=${setting#*:} t
             t=$(tag "$lr" "$ep")
             for enc in $BASELINE $VARIANTS; do
-                local sf=builtin af=builtin
-                [ "$enc" = builtin ] || { sf="$dir/states-$enc.npy"; af="$dir/actions.npy"; }
+                local sf=builtin af=builtin z=none
+                [ "$enc" = builtin ] || { sf="$dir/states-${enc%-z}.npy"; af="$dir/actions.npy"; }
+                [ "$enc" = "${enc%-z}" ] || z=both
+                # shellcheck disable=SC2086
                 "$NS" train "$dir/split-$proto" -o "$dir/model-$proto-$enc-$t" --state-features "$sf" --action-features "$af" \
-                    --lr "$lr" --epochs "$ep" --seed "$SEED" --json --quiet >"$dir/train-$proto-$enc-$t.json" 2>>"$dir/log" || return 1
+                    --standardize "$z" --lr "$lr" --epochs "$ep" --seed "$SEED" $TRAIN_OPTS --json --quiet \
+                    >"$dir/train-$proto-$enc-$t.json" 2>>"$dir/log" || return 1
                 "$NS" eval "$dir/split-$proto" "$dir/model-$proto-$enc-$t" --seed "$SEED" --latency 0 --json --quiet \
                     >"$dir/eval-$proto-$enc-$t.json" 2>>"$dir/log" || return 1
             done
         done
     done
 }
-export -f one_domain tag; export NS BENCH OUT MODEL VARIANTS SETTINGS SEED TL BASELINE
+export -f one_domain tag; export NS BENCH OUT MODEL VARIANTS SETTINGS SEED TL BASELINE TRAIN_OPTS
 start=$(date +%s)
 [ "${TABLES_ONLY:-0}" = 1 ] ||
     echo $domains | tr ' ' '\n' | xargs -P "$JOBS" -I{} bash -c 'one_domain {} || echo "FAILED {} (see '"$OUT"'/{}/log)"'
@@ -92,7 +99,7 @@ variants_all="builtin $VARIANTS"  # the tables always show the built-in column (
 {
     echo "# Word pieces per state prompt ($MODEL)"
     echo
-    for v in $VARIANTS; do
+    for v in $(for x in $VARIANTS; do echo "${x%-z}"; done | sort -u); do
         [ "$v" = chunks ] && continue
         echo '```'
         "$NS" embed stats $(for d in $domains; do echo "$OUT/$d/data"; done) --model "$MODEL" --layout "$v"

@@ -203,9 +203,9 @@ int ns_bert_tokenize(const ns_bert *m, const char *text, size_t len, int32_t *id
 }
 
 typedef struct window {
-    int len, idx;       /* model-input length (CLS and SEP included), window index */
-    int text;           /* the text it belongs to */
-    int64_t start;      /* its first piece in the pieces array */
+    int len, idx;  /* model-input length (CLS and SEP included), window index */
+    int text;      /* the text it belongs to */
+    int64_t start; /* its first piece in the pieces array */
 } window;
 
 static int by_len_desc(const void *a, const void *b)
@@ -295,8 +295,8 @@ static void encode(const ns_bert *m, int n, const char *const *texts, const size
     free(pieces);
 }
 
-void ns_bert_encode(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch,
-                    ns_progress *prog, float *out)
+void ns_bert_encode(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch, ns_progress *prog,
+                    float *out)
 {
     encode(m, n, texts, lens, batch, prog, out, false);
 }

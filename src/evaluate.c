@@ -175,9 +175,9 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
             const int32_t *ops = in->ds[q.d]->applicable_ops.data;
             for (int64_t a = off[q.tr[1]]; a < off[q.tr[1] + 1]; a++) {
                 if (ops[a] == q.tr[2]) continue;
+                int64_t arow = ns_world_applicable_arow(in, q.d, q.tr[1], a);
                 memcpy(phs + (size_t)P * O, hs, (size_t)O * sizeof(float));
-                memcpy(pha + (size_t)P * O, HA + (size_t)find(arows, na_, ns_world_applicable_arow(in, q.d, q.tr[1], a)) * O,
-                       (size_t)O * sizeof(float));
+                memcpy(pha + (size_t)P * O, HA + (size_t)find(arows, na_, arow) * O, (size_t)O * sizeof(float));
                 P++;
             }
         }

@@ -886,8 +886,7 @@ int ns_prompt_layout_parse(const char *s)
     return -1;
 }
 
-void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l,
-                                       ns_buf *out)
+void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l, ns_buf *out)
 {
     if (l == NS_PROMPT_PAPER) {
         ns_render_prep_prompt_bits(pp, bits, out);

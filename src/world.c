@@ -92,15 +92,15 @@ static ns_status load_rows_sidecar(ns_features *f, const char *spec, ns_error *e
     int64_t count = -1;
     if (!ns_json_get_str(&j, "format", &fmt) || strcmp(fmt, ROWS_FORMAT) || !ns_json_get_str(&j, "rows", &rows) ||
         ns_action_rows_parse(rows) < 0 || !ns_json_get_int(&j, "count", &count))
-        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
-                          "not a feature-rows file (expected {\"format\": \"%s\", \"rows\": \"action\"|\"state-action\", "
-                          "\"count\": N})",
-                          ROWS_FORMAT);
+        st = ns_error_set(
+            err, NS_ERR_INPUT, path, 0, 0,
+            "not a feature-rows file (expected {\"format\": \"%s\", \"rows\": \"action\"|\"state-action\", "
+            "\"count\": N})",
+            ROWS_FORMAT);
     else if (count != f->nrows)
         st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "says %lld rows; the features beside it (%s) have %lld",
                           (long long)count, spec, (long long)f->nrows);
-    else
-        f->rows = (ns_action_rows)ns_action_rows_parse(rows);
+    else f->rows = (ns_action_rows)ns_action_rows_parse(rows);
     ns_json_free(&j);
     free(path);
     return st;
@@ -1289,7 +1289,8 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
     }
     /* checkpoints written before row modes existed have none: action rows */
     const char *arows = "action";
-    if (ns_json_get(c, "action_rows") && (!ns_json_get_str(c, "action_rows", &arows) || ns_action_rows_parse(arows) < 0)) {
+    if (ns_json_get(c, "action_rows") &&
+        (!ns_json_get_str(c, "action_rows", &arows) || ns_action_rows_parse(arows) < 0)) {
         ns_json_free(&j);
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
@@ -1424,8 +1425,150 @@ static void put_vocab(ns_buf *b, const ns_vocab *v)
     ns_buf_putc(b, ']');
 }
 
+/* ---- standardisation ------------------------------------------------------------ */
+
+void ns_feature_std_free(ns_feature_std *s)
+{
+    free(s->mean);
+    free(s->scale);
+    memset(s, 0, sizeof *s);
+}
+
+void ns_feature_std_fit(ns_feature_std *s, const ns_features *f, const int64_t *rows, int64_t n)
+{
+    int D = (int)f->dim;
+    s->dim = D;
+    s->mean = ns_xcalloc((size_t)D + 1, sizeof(float));
+    s->scale = ns_xcalloc((size_t)D + 1, sizeof(float));
+    double *sum = ns_xcalloc((size_t)D + 1, sizeof(double)), *sq = ns_xcalloc((size_t)D + 1, sizeof(double));
+    for (int64_t i = 0; i < n; i++) {
+        const float *x = f->dense + (size_t)rows[i] * D;
+        for (int c = 0; c < D; c++) sum[c] += x[c];
+    }
+    for (int c = 0; c < D; c++) sum[c] /= n > 0 ? (double)n : 1.0;
+    for (int64_t i = 0; i < n; i++) { /* two passes: the columns vary by ~1e-3 around large means */
+        const float *x = f->dense + (size_t)rows[i] * D;
+        for (int c = 0; c < D; c++) sq[c] += ((double)x[c] - sum[c]) * ((double)x[c] - sum[c]);
+    }
+    for (int c = 0; c < D; c++) {
+        double sd = sqrt(sq[c] / (n > 0 ? (double)n : 1.0));
+        s->mean[c] = (float)sum[c];
+        s->scale[c] = sd < 1e-6 ? 1.0f : (float)(1.0 / sd);
+    }
+    free(sum);
+    free(sq);
+}
+
+ns_status ns_feature_std_apply(const ns_feature_std *s, ns_features *f, const char *side, ns_error *err)
+{
+    if (s->dim == 0) return NS_OK;
+    if (f->sparse || f->dim != s->dim)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "%s features are %s with %lld columns; the standardisation is for dense features with %d",
+                            side, f->sparse ? "sparse" : "dense", (long long)f->dim, s->dim);
+    for (int64_t r = 0; r < f->nrows; r++) {
+        float *x = f->dense + (size_t)r * s->dim;
+        for (int c = 0; c < s->dim; c++) x[c] = (x[c] - s->mean[c]) * s->scale[c];
+    }
+    return NS_OK;
+}
+
+ns_status ns_world_standardize_split(ns_world_inputs *in, const ns_split *sp, bool state, bool action,
+                                     ns_feature_std *ss, ns_feature_std *as, ns_error *err)
+{
+    memset(ss, 0, sizeof *ss);
+    memset(as, 0, sizeof *as);
+    const ns_features *f[2] = {&in->state, &in->action};
+    const char *side[2] = {"state", "action"};
+    bool want[2] = {state, action};
+    for (int k = 0; k < 2; k++)
+        if (want[k] && f[k]->sparse)
+            return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0,
+                                "standardising needs dense %s features (sparse ones would lose their sparsity)",
+                                side[k]);
+    int64_t n = sp->train.n, m = 0;
+    int64_t *rows = ns_xmalloc((size_t)(2 * n + 1) * sizeof *rows);
+    for (int k = 0; k < 2; k++) {
+        if (!want[k]) continue;
+        m = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int d = (int)sp->train.ref[2 * i];
+            int64_t t = sp->train.ref[2 * i + 1];
+            const int32_t *tr = ns_dataset_transition(in->ds[d], t);
+            if (k == 0) {
+                rows[m++] = in->state_base[d] + tr[1];
+                rows[m++] = in->state_base[d] + tr[3];
+            } else {
+                rows[m++] = ns_world_transition_arow(in, d, t);
+            }
+        }
+        qsort(rows, (size_t)m, sizeof *rows, cmp_i64);
+        int64_t u = 0;
+        for (int64_t i = 0; i < m; i++)
+            if (!u || rows[u - 1] != rows[i]) rows[u++] = rows[i];
+        ns_feature_std *st = k == 0 ? ss : as;
+        ns_feature_std_fit(st, f[k], rows, u);
+        ns_status rc = ns_feature_std_apply(st, k == 0 ? &in->state : &in->action, side[k], err);
+        if (rc) {
+            free(rows);
+            return rc;
+        }
+    }
+    free(rows);
+    return NS_OK;
+}
+
+static void put_floats(ns_buf *b, const float *x, int n)
+{
+    ns_buf_putc(b, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) ns_buf_puts(b, ", ");
+        ns_json_put_num(b, x[i]);
+    }
+    ns_buf_putc(b, ']');
+}
+
+static void put_std(ns_buf *b, const ns_feature_std *s)
+{
+    if (!s || s->dim == 0) {
+        ns_buf_puts(b, "null");
+        return;
+    }
+    ns_buf_puts(b, "{\"mean\": ");
+    put_floats(b, s->mean, s->dim);
+    ns_buf_puts(b, ", \"scale\": ");
+    put_floats(b, s->scale, s->dim);
+    ns_buf_putc(b, '}');
+}
+
+/* Reads {"mean": [...], "scale": [...]} (or null / absent: dim 0). */
+static ns_status get_std(const ns_json *v, ns_feature_std *s, const char *side, ns_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!v || v->kind == NS_JSON_NULL) return NS_OK;
+    const ns_json *m = v->kind == NS_JSON_OBJECT ? ns_json_get(v, "mean") : NULL;
+    const ns_json *c = v->kind == NS_JSON_OBJECT ? ns_json_get(v, "scale") : NULL;
+    if (!m || !c || m->kind != NS_JSON_ARRAY || c->kind != NS_JSON_ARRAY || m->n != c->n || m->n == 0)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "the checkpoint's %s standardisation is malformed (needs equal-length mean and scale)",
+                            side);
+    s->dim = m->n;
+    s->mean = ns_xmalloc((size_t)s->dim * sizeof(float));
+    s->scale = ns_xmalloc((size_t)s->dim * sizeof(float));
+    for (int i = 0; i < s->dim; i++) {
+        if (m->items[i].kind != NS_JSON_NUMBER || c->items[i].kind != NS_JSON_NUMBER) {
+            ns_feature_std_free(s);
+            return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the checkpoint's %s standardisation holds a non-number",
+                                side);
+        }
+        s->mean[i] = (float)m->items[i].number;
+        s->scale[i] = (float)c->items[i].number;
+    }
+    return NS_OK;
+}
+
 void ns_world_features_json(ns_buf *b, const char *state_spec, const char *action_spec, const ns_vocab *sv,
-                            const ns_vocab *av)
+                            const ns_vocab *av, const ns_feature_std *ss, const ns_feature_std *as)
 {
     ns_buf_puts(b, "{\"state\": ");
     ns_json_put_str(b, state_spec);
@@ -1435,15 +1578,21 @@ void ns_world_features_json(ns_buf *b, const char *state_spec, const char *actio
     put_vocab(b, !strcmp(state_spec, "builtin") ? sv : NULL);
     ns_buf_puts(b, ",\n  \"action_vocab\": ");
     put_vocab(b, !strcmp(action_spec, "builtin") ? av : NULL);
-    ns_buf_putc(b, '}');
+    ns_buf_puts(b, ",\n  \"standardize\": {\"state\": ");
+    put_std(b, ss);
+    ns_buf_puts(b, ", \"action\": ");
+    put_std(b, as);
+    ns_buf_puts(b, "}}");
 }
 
-ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv,
-                                  ns_vocab *av, ns_error *err)
+ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv, ns_vocab *av,
+                                  ns_feature_std *ss, ns_feature_std *as, ns_error *err)
 {
     *state_spec = *action_spec = NULL;
     ns_vocab_init(sv);
     ns_vocab_init(av);
+    if (ss) memset(ss, 0, sizeof *ss);
+    if (as) memset(as, 0, sizeof *as);
     ns_json j;
     ns_status st = ns_json_parse(&j, meta, strlen(meta), "checkpoint meta", err);
     if (st) return st;
@@ -1463,6 +1612,11 @@ ns_status ns_world_features_parse(const char *meta, char **state_spec, char **ac
         for (int i = 0; i < v->n; i++)
             if (v->items[i].kind == NS_JSON_STRING) ns_vocab_add(vs[k], v->items[i].string);
     }
+    const ns_json *z = ns_json_get(f, "standardize");
+    if (z && z->kind == NS_JSON_OBJECT) {
+        if (ss) st = get_std(ns_json_get(z, "state"), ss, "state", err);
+        if (!st && as) st = get_std(ns_json_get(z, "action"), as, "action", err);
+    }
     ns_json_free(&j);
-    return NS_OK;
+    return st;
 }

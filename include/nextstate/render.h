@@ -162,8 +162,7 @@ void ns_render_prep_state_bits(const ns_render_prep *pp, const uint64_t *bits, n
 typedef enum ns_prompt_layout { NS_PROMPT_PAPER, NS_PROMPT_STATE_FIRST } ns_prompt_layout;
 const char *ns_prompt_layout_name(ns_prompt_layout l); /* "paper", "state-first" */
 int ns_prompt_layout_parse(const char *s);             /* -1 when unknown */
-void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l,
-                                       ns_buf *out);
+void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l, ns_buf *out);
 /* Appends the prompt with an empty CURRENT STATE block:
  * "### PROBLEM DESCRIPTION ###\n{problem}\n\n### CURRENT STATE ###\n\n\n### GOAL DESCRIPTION ###\n{goal}". */
 void ns_render_prep_context_only(const ns_render_prep *pp, ns_buf *out);

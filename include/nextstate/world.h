@@ -183,15 +183,40 @@ int64_t ns_world_applicable_arow(const ns_world_inputs *in, int d, int64_t s, in
  * "DIR/PREFIX"), stacked. */
 ns_status ns_world_inputs_load(ns_world_inputs *in, const ns_dataset *const *ds, int nds, const char *state_spec,
                                const char *action_spec, const ns_vocab *sv, const ns_vocab *av, ns_error *err);
+/* Per-column standardisation of dense features, x ↦ (x − mean) · scale with
+ * scale = 1 / std (1 where std < 1e-6), fitted on training rows: for
+ * features whose rows are nearly one vector — a frozen text encoder's
+ * pooled embeddings of templated prompts (cosine ≈ 0.99 between states) —
+ * so the differences between states reach the first layer at unit scale.
+ * dim 0: none. */
+typedef struct ns_feature_std {
+    int dim;
+    float *mean, *scale;
+} ns_feature_std;
+void ns_feature_std_free(ns_feature_std *s);
+/* Fits on rows[0 … n) of the dense features f. */
+void ns_feature_std_fit(ns_feature_std *s, const ns_features *f, const int64_t *rows, int64_t n);
+/* Applies s to every row of f in place (dense, s->dim columns; NS_ERR_INPUT
+ * naming `side` otherwise); dim 0 leaves f alone. */
+ns_status ns_feature_std_apply(const ns_feature_std *s, ns_features *f, const char *side, ns_error *err);
+/* Fits the chosen sides of in on the split's training transitions — states:
+ * their source and target states; actions: their action rows, each row once
+ * — and applies them (ss / as receive the fits; dim 0 for a side not
+ * chosen). */
+ns_status ns_world_standardize_split(ns_world_inputs *in, const ns_split *sp, bool state, bool action,
+                                     ns_feature_std *ss, ns_feature_std *as, ns_error *err);
+
 /* The checkpoint's "features" object: {"state": spec, "action": spec,
- * "state_vocab": [terms…], "action_vocab": [terms…]} (vocabularies only for
- * builtin sides). */
+ * "state_vocab": [terms…], "action_vocab": [terms…], "standardize":
+ * {"state": {"mean": […], "scale": […]} | null, "action": … }} (vocabularies
+ * only for builtin sides; ss / as may be NULL). */
 void ns_world_features_json(ns_buf *b, const char *state_spec, const char *action_spec, const ns_vocab *sv,
-                            const ns_vocab *av);
-/* Reads that object back from a checkpoint's meta text: malloc'ed specs and
- * the vocabularies (initialised here; empty for non-builtin sides). */
-ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv,
-                                  ns_vocab *av, ns_error *err);
+                            const ns_vocab *av, const ns_feature_std *ss, const ns_feature_std *as);
+/* Reads that object back from a checkpoint's meta text: malloc'ed specs,
+ * the vocabularies (initialised here; empty for non-builtin sides) and the
+ * standardisations (dim 0 when none; ss / as may be NULL). */
+ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv, ns_vocab *av,
+                                  ns_feature_std *ss, ns_feature_std *as, ns_error *err);
 
 /* ---- model ---------------------------------------------------------------------- */
 

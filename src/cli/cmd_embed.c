@@ -77,8 +77,7 @@ static int parse_args(int argc, char **argv, embed_args *a)
             int l = ns_prompt_layout_parse(argv[++i]);
             if (l < 0) return cli_usage("embed", "--layout expects paper or state-first, given '%s'", argv[i]);
             a->layout = (ns_prompt_layout)l;
-        }
-        else if (!strcmp(s, "--batch") && more) {
+        } else if (!strcmp(s, "--batch") && more) {
             if (!cli_parse_long("embed", "--batch", argv[++i], &a->batch)) return NS_ERR_USAGE;
             if (a->batch < 1 || a->batch > 4096) return cli_usage("embed", "--batch must lie in 1..4096");
         } else if (!strcmp(s, "--quiet")) a->quiet = true;
@@ -275,7 +274,8 @@ static int embed_dataset(const embed_args *a)
     ns_buf cache;
     ns_buf_init(&cache);
     if (a->cache) ns_buf_puts(&cache, a->cache);
-    else if (m) ns_buf_printf(&cache, "%s/embeddings/%s%s", dir, ns_bert_config_of(m)->name, a->chunks ? "+chunks" : "");
+    else if (m)
+        ns_buf_printf(&cache, "%s/embeddings/%s%s", dir, ns_bert_config_of(m)->name, a->chunks ? "+chunks" : "");
     embed_args a2 = *a;
     a2.cache = cache.data;
     ns_embed_table t = {0};
@@ -303,7 +303,10 @@ static int embed_dataset(const embed_args *a)
     return rc;
 }
 
-static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+static int cmp_int(const void *a, const void *b)
+{
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -364,7 +367,8 @@ static int embed_stats(const embed_args *a)
                 rc = NS_ERR_INTERNAL;
                 break;
             }
-            size_t head_len = (size_t)(st - b.data) + strlen("### CURRENT STATE ###\n"), tail_len = b.len - (size_t)(gl - b.data);
+            size_t head_len = (size_t)(st - b.data) + strlen("### CURRENT STATE ###\n"),
+                   tail_len = b.len - (size_t)(gl - b.data);
             n = 0;
             int head = (int)ns_wordpiece_tokenize(wp, b.data, head_len, 0, &ids, &n, &cap);
             n = 0;
@@ -392,7 +396,8 @@ static int embed_stats(const embed_args *a)
                 merged += (i > 0 && h[i] == h[i - 1]) || (i + 1 < pr->nstates && h[i] == h[i + 1]);
         }
         if (!rc) {
-            int *sorted = ns_xmalloc((size_t)(N + 1) * sizeof *sorted), *ssort = ns_xmalloc((size_t)(N + 1) * sizeof *ssort),
+            int *sorted = ns_xmalloc((size_t)(N + 1) * sizeof *sorted),
+                *ssort = ns_xmalloc((size_t)(N + 1) * sizeof *ssort),
                 *bsort = ns_xmalloc((size_t)(N + 1) * sizeof *bsort);
             memcpy(sorted, total, (size_t)N * sizeof *sorted);
             memcpy(ssort, start, (size_t)N * sizeof *ssort);
@@ -410,19 +415,21 @@ static int embed_stats(const embed_args *a)
                 ns_json_put_str(&j, dir);
                 ns_buf_puts(&j, ", \"domain\": ");
                 ns_json_put_str(&j, ds.domain_name);
-                ns_buf_printf(&j,
-                              ", \"model\": \"%s\", \"layout\": \"%s\", \"max_seq_length\": %d, \"prompts\": %lld, \"tokens\": {\"min\": %d, "
-                              "\"median\": %d, \"p90\": %d, \"max\": %d}, \"over_max\": %.6f, \"state_start_median\": %d, "
-                              "\"state_tokens_median\": %d, \"state_cut\": %.6f, \"state_lost\": %.6f, "
-                              "\"state_kept_mean\": %.6f, \"merged\": %.6f}",
-                              ns_bert_config_of(m)->name, ns_prompt_layout_name(a->layout), L, (long long)N, mn, med, p90, mx, over / fN,
-                              N ? ssort[N / 2] : 0, N ? bsort[N / 2] : 0, cut / fN, lost / fN, kept / fN, merged / fN);
+                ns_buf_printf(
+                    &j,
+                    ", \"model\": \"%s\", \"layout\": \"%s\", \"max_seq_length\": %d, \"prompts\": %lld, \"tokens\": "
+                    "{\"min\": %d, "
+                    "\"median\": %d, \"p90\": %d, \"max\": %d}, \"over_max\": %.6f, \"state_start_median\": %d, "
+                    "\"state_tokens_median\": %d, \"state_cut\": %.6f, \"state_lost\": %.6f, "
+                    "\"state_kept_mean\": %.6f, \"merged\": %.6f}",
+                    ns_bert_config_of(m)->name, ns_prompt_layout_name(a->layout), L, (long long)N, mn, med, p90, mx,
+                    over / fN, N ? ssort[N / 2] : 0, N ? bsort[N / 2] : 0, cut / fN, lost / fN, kept / fN, merged / fN);
                 printf("%s\n", j.data);
                 ns_buf_free(&j);
             } else {
-                printf("%-28s %7lld %6d %6d %6d %6d %6.1f%% %12d %8d %7.1f%% %7.1f%% %7.1f%%\n", ds.domain_name, (long long)N, mn,
-                       med, p90, mx, 100.0 * over / fN, N ? ssort[N / 2] : 0, N ? bsort[N / 2] : 0, 100.0 * cut / fN,
-                       100.0 * lost / fN, 100.0 * merged / fN);
+                printf("%-28s %7lld %6d %6d %6d %6d %6.1f%% %12d %8d %7.1f%% %7.1f%% %7.1f%%\n", ds.domain_name,
+                       (long long)N, mn, med, p90, mx, 100.0 * over / fN, N ? ssort[N / 2] : 0, N ? bsort[N / 2] : 0,
+                       100.0 * cut / fN, 100.0 * lost / fN, 100.0 * merged / fN);
             }
             free(sorted);
             free(ssort);

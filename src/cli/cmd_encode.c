@@ -446,7 +446,8 @@ static int encode_matrix(const opts *o, const items *s, const ns_wl_vocab *v, co
         char *spec = NULL;
         if (save_csr(o->out, &m, &spec, err)) rc = -1;
         else if (!o->quiet)
-            fprintf(stderr, "nextstate encode: wrote CSR %s_{indptr,indices,values,shape}.npy ([%lld, %d], %lld nonzeros)\n",
+            fprintf(stderr,
+                    "nextstate encode: wrote CSR %s_{indptr,indices,values,shape}.npy ([%lld, %d], %lld nonzeros)\n",
                     spec, (long long)N, D, (long long)m.nnz);
         free(spec);
     } else if (!rc) {
@@ -482,7 +483,8 @@ static int encode_actions(const opts *o, const items *s, const ns_dataset *ds, c
         ns_csr_init(&m, A);
         int cap = 1;
         for (int i = 0; i < s->ts.n; i++)
-            if (1 + encs[i].max_arity * (encs[i].iterations + 1) > cap) cap = 1 + encs[i].max_arity * (encs[i].iterations + 1);
+            if (1 + encs[i].max_arity * (encs[i].iterations + 1) > cap)
+                cap = 1 + encs[i].max_arity * (encs[i].iterations + 1);
         int *idx = ns_xmalloc(sizeof(int) * (size_t)cap);
         float *val = ns_xmalloc(sizeof(float) * (size_t)cap);
         double t0 = ns_now();

@@ -51,7 +51,12 @@ int cmd_eval(int argc, char **argv)
     char *meta = NULL, *ms = NULL, *ma = NULL;
     if (ns_world_load(&w, model, &meta, &err)) return cli_report(&err);
     ns_vocab sv, av;
-    if (ns_world_features_parse(meta, &ms, &ma, &sv, &av, &err)) {
+    ns_feature_std sstd, astd;
+    if (ns_world_features_parse(meta, &ms, &ma, &sv, &av, &sstd, &astd, &err)) {
+        free(ms);
+        free(ma);
+        ns_vocab_free(&sv);
+        ns_vocab_free(&av);
         free(meta);
         ns_world_free(&w);
         return cli_report(&err);
@@ -78,6 +83,10 @@ int cmd_eval(int argc, char **argv)
     }
     if (ns_world_inputs_load(&in, ds, sp.ndatasets, sspec, aspec, &sv, &av, &err)) goto fail;
     if (ns_world_check_inputs(&w, &in, &err)) goto fail;
+    /* the training split's standardisation, as recorded */
+    if (ns_feature_std_apply(&sstd, &in.state, "state", &err) ||
+        ns_feature_std_apply(&astd, &in.action, "action", &err))
+        goto fail;
     const ns_refs *refs = &sp.test;
     const int64_t *pl = sp.pools;
     int psize = sp.pool_size;
@@ -126,6 +135,8 @@ done:
     ns_split_free(&sp);
     ns_vocab_free(&sv);
     ns_vocab_free(&av);
+    ns_feature_std_free(&sstd);
+    ns_feature_std_free(&astd);
     free(ms);
     free(ma);
     free(meta);

@@ -36,6 +36,7 @@ int cmd_train(int argc, char **argv)
     ns_train_opts o;
     ns_train_opts_init(&o);
     const char *split_dir = NULL, *out = NULL, *sspec = "builtin", *aspec = "builtin", *log = NULL;
+    bool std_state = false, std_action = false;
     bool json = false, quiet = false;
     long hidden = 0;
     int rc = 0;
@@ -55,7 +56,12 @@ int cmd_train(int argc, char **argv)
         else if (!strcmp(a, "--state-features")) sspec = v;
         else if (!strcmp(a, "--action-features")) aspec = v;
         else if (!strcmp(a, "--log")) log = v;
-        else if (!strcmp(a, "--model")) {
+        else if (!strcmp(a, "--standardize")) {
+            std_state = !strcmp(v, "state") || !strcmp(v, "both");
+            std_action = !strcmp(v, "action") || !strcmp(v, "both");
+            if (!std_state && !std_action && strcmp(v, "none"))
+                rc = cli_usage("train", "--standardize expects state, action, both or none, given '%s'", v);
+        } else if (!strcmp(a, "--model")) {
             int k = ns_world_kind_parse(v);
             if (k < 0) rc = cli_usage("train", "--model expects resmlp or film, given '%s'", v);
             else cfg.kind = (ns_world_kind)k;
@@ -129,6 +135,7 @@ int cmd_train(int argc, char **argv)
     ns_vocab sv, av;
     ns_vocab_init(&sv);
     ns_vocab_init(&av);
+    ns_feature_std sstd = {0}, astd = {0};
     ns_world w;
     memset(&w, 0, sizeof w);
     ns_buf b, fj;
@@ -138,6 +145,7 @@ int cmd_train(int argc, char **argv)
     if (cli_split_datasets(&sp, &dss, &ds, &loaded, &err)) goto fail;
     ns_builtin_fit_split(&sv, &av, ds, sp.ndatasets, &sp);
     if (ns_world_inputs_load(&in, ds, sp.ndatasets, sspec, aspec, &sv, &av, &err)) goto fail;
+    if (ns_world_standardize_split(&in, &sp, std_state, std_action, &sstd, &astd, &err)) goto fail;
     cfg.state_dim = (int)in.state.dim;
     cfg.action_dim = (int)in.action.dim;
     cfg.state_sparse = in.state.sparse;
@@ -166,21 +174,23 @@ int cmd_train(int argc, char **argv)
     ns_buf_puts(&b, "{\"split\": ");
     ns_json_put_str(&b, split_dir);
     ns_buf_printf(&b,
-                  ", \"protocol\": \"%s\", \"action_rows\": \"%s\", \"train\": %lld, \"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
+                  ", \"protocol\": \"%s\", \"action_rows\": \"%s\", \"standardize\": \"%s\", \"train\": %lld, "
+                  "\"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
                   "\"beta1\": %.9g, \"beta2\": %.9g, \"warmup_epochs\": %d, \"warmup_start\": %.9g, \"batch\": %d, "
                   "\"epochs\": %d, \"epochs_run\": %d, \"seed\": %llu, \"tau\": %.9g, \"action_weight\": %.9g, "
                   "\"action_loss\": \"%s\", \"action_k\": %d, \"best_epoch\": %d, \"best_dev_hit@5\": %.9g, "
                   "\"last_loss\": %.9g, \"steps\": %lld, \"samples\": %lld, \"seconds\": %.3f, "
                   "\"samples_per_s\": %.1f, \"params\": {\"state_head\": %zu, \"action_head\": %zu, "
                   "\"transition\": %zu, \"total\": %zu}}",
-                  ns_protocol_name(sp.protocol), ns_action_rows_name(cfg.action_rows), (long long)sp.train.n,
+                  ns_protocol_name(sp.protocol), ns_action_rows_name(cfg.action_rows),
+                  std_state ? (std_action ? "both" : "state") : std_action ? "action" : "none", (long long)sp.train.n,
                   (long long)sp.dev.n, o.lr, o.weight_decay,
                   o.beta1, o.beta2, o.warmup_epochs, o.warmup_start, o.batch, o.epochs, st.epochs_run,
                   (unsigned long long)o.seed, o.tau, o.action_weight,
                   o.action_weight <= 0 ? "none" : o.action_grid ? "grid" : "list", o.action_k, st.best_epoch,
                   st.best_dev_hit5, st.last_loss, (long long)st.steps, (long long)st.samples, st.seconds,
                   st.samples_per_s, cs, ca, ct, cs + ca + ct);
-    ns_world_features_json(&fj, sspec, aspec, &sv, &av);
+    ns_world_features_json(&fj, sspec, aspec, &sv, &av, &sstd, &astd);
     if (ns_world_save(&w, out, fj.data, b.data, &err)) goto fail;
     if (json) printf("%s\n", b.data);
     if (!quiet)
@@ -197,6 +207,8 @@ done:
     ns_world_inputs_free(&in);
     ns_vocab_free(&sv);
     ns_vocab_free(&av);
+    ns_feature_std_free(&sstd);
+    ns_feature_std_free(&astd);
     cli_split_datasets_free(dss, ds, loaded);
     ns_split_free(&sp);
     return rc;

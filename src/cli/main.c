@@ -103,7 +103,7 @@ static const command commands[] = {
      "                [--lr 4e-5] [--weight-decay 0.01] [--warmup 10] [--warmup-start 0.1] [--batch 128]\n"
      "                [--epochs 200] [--seed S] [--tau 0.07] [--action-weight 2] [--action-loss list|grid|none]\n"
      "                [--action-k 50] [--eval-every 1] [--dev-pool 128] [--patience N] [--time-limit S]\n"
-     "                [--log FILE] [--json] [--quiet]\n"
+     "                [--standardize state|action|both|none] [--log FILE] [--json] [--quiet]\n"
      "  Features: builtin (bag of atom literals / action schema + argument one-hots, vocabulary fitted on the\n"
      "  training problems), FILE.npy (float32 [rows, D]) or DIR/PREFIX (CSR saved by ns_csr_save); rows are\n"
      "  global state ids, or global action ids = action_offset[problem] + operator — or, for action features\n"
@@ -111,6 +111,9 @@ static const command commands[] = {
      "  applicable action) pair = the dataset's applicable_ops index, so the encoding may depend on the\n"
      "  state.  The checkpoint records the mode.  One spec per dataset of\n"
      "  the split, comma-separated.  --hidden: head block width (default D dense, 512 sparse).\n"
+     "  --standardize: z-score dense features per column with the mean and standard deviation of the\n"
+     "  training transitions' states (and/or action rows), kept in the checkpoint for eval — for frozen\n"
+     "  text embeddings, whose rows are nearly one vector (cosine ~0.99 between states).\n"
      "  The epoch with the best dev Hit@5 is kept (never the test list).  --json prints the run's summary."},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"

@@ -314,7 +314,7 @@ static void test_chunks(void)
     CHECK(H <= 64);
     ns_bert_encode(m, 3, texts, NULL, 2, NULL, a);
     ns_bert_encode_chunks(m, 3, texts, NULL, 2, NULL, b);
-    CHECK(!memcmp(a, b, (size_t)H * sizeof(float))); /* one window: the same vector */
+    CHECK(!memcmp(a, b, (size_t)H * sizeof(float)));             /* one window: the same vector */
     CHECK(!memcmp(a + H, a + 2 * H, (size_t)H * sizeof(float))); /* truncation merges texts 1 and 2 */
     CHECK(memcmp(b + H, b + 2 * H, (size_t)H * sizeof(float)) != 0);
     /* text 1 by hand: windows of 14 pieces, each [CLS] … [SEP], mean, L2 */
