@@ -186,9 +186,9 @@ if [ "$PROFILE" = 1 ] && command -v perf >/dev/null &&
 import os, re, sys
 out, epochs = sys.argv[1], sys.argv[2]
 groups = [
-    ("GELU: scalar double-precision erf/exp from libm (ns_gelu_forward/backward)", r"erf|exp|gelu"),
+    ("GELU (ns_gelu_forward/backward: float, fastmath.h erf/exp, vectorised) and any libm exp", r"erf|exp|gelu"),
     ("GEMM (OpenBLAS): dense layers of the heads and T, forward and backward", r"sgemm|cblas|ns_linear_|ns_resmlp"),
-    ("sparse first layer, W[H×D] gathered per output unit (ns_sparse_linear_*)", r"sparse_linear"),
+    ("sparse first layer (ns_sparse_linear_*: transposed W tiles for D ≤ 512, else row blocks)", r"sparse_linear"),
     ("LayerNorm forward/backward", r"layernorm"),
     ("AdamW update over all parameters", r"adamw"),
     ("memset/memcpy (buffer zeroing, candidates padded to K+1 = 51)", r"memset|memmove|memcpy"),
