@@ -13,8 +13,10 @@
 #                suite — experiments/suite_embedplan9.sh's datasets (ACPBench + generated problems,
 #                        --successors), read from SUITE (default results/suite; built when missing)
 #      ENCODERS  "builtin wl wl-litact"  (wl-litact: WL states + the built-in per-action features,
-#                the ablation that isolates the lifted action encoding)
-#      PROTOCOLS ("interpolation extrapolation"), EPOCHS (60), LR (1e-3), SEED (1), JOBS (2), TL (10 s per problem, acp build; an existing
+#                the ablation that isolates the lifted action encoding; wl-out: WL states and lifted
+#                actions with statics out, the ablation for large static graphs such as rovers')
+#      TABLES_ONLY=1 (only rewrite the tables from the runs in OUT, e.g. for the union of ENCODERS
+#      of several invocations), PROTOCOLS ("interpolation extrapolation"), EPOCHS (60), LR (1e-3), SEED (1), JOBS (2), TL (10 s per problem, acp build; an existing
 #      OUT/DOMAIN/data is reused), TRAIN_OPTS (extra `nextstate train` options), BUILD, NS_BIN
 set -u
 BUILD=${BUILD:-build}
@@ -72,12 +74,19 @@ one_domain() { # short acp suite
             --actions "$wl/actions" 2>>"$dir/log" || return 1
         e1=$(date +%s.%N)
         awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.2f\n", b - a }' >"$wl/encode_seconds"
+        case " $ENCODERS " in
+            *" wl-out "*)
+                mkdir -p "$wl-out"
+                "$NS" encode "$data" --encoder wl --iterations 2 --statics out --fit-on "$sp" -o "$wl-out/states" \
+                    --actions "$wl-out/actions" 2>>"$dir/log" || return 1 ;;
+        esac
         for enc in $ENCODERS; do
             local sf af
             case $enc in
                 builtin) sf=builtin af=builtin ;;
                 wl) sf="$wl/states" af="$wl/actions" ;;
                 wl-litact) sf="$wl/states" af=builtin ;;
+                wl-out) sf="$wl-out/states" af="$wl-out/actions" ;;
                 *) echo "unknown encoder $enc" >>"$dir/log"; return 1 ;;
             esac
             # shellcheck disable=SC2086
@@ -92,7 +101,8 @@ one_domain() { # short acp suite
 }
 export -f one_domain; export NS BENCH OUT DATA SUITE ENCODERS EPOCHS LR SEED TL TRAIN_OPTS PROTOCOLS
 start=$(date +%s)
-echo "$domains" | xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS="|" read -r n a s _ _ <<<"{}"; one_domain "$n" "$a" "$s" || echo "FAILED $n (see '"$OUT"'/$n/log)"'
+[ "${TABLES_ONLY:-0}" = 1 ] ||
+    echo "$domains" | xargs -P "$JOBS" -d '\n' -I{} bash -c 'IFS="|" read -r n a s _ _ <<<"{}"; one_domain "$n" "$a" "$s" || echo "FAILED $n (see '"$OUT"'/$n/log)"'
 wall=$(($(date +%s) - start))
 
 # ---- JSON and Markdown ----
@@ -128,7 +138,8 @@ first_enc=${ENCODERS%% *}
     echo "Data: $DATA; lr $LR, $EPOCHS epochs (dev-selected), seed $SEED, pools of 128, Hit@5 (%, random ties)${TRAIN_OPTS:+; train options $TRAIN_OPTS}."
     echo "WL: ILG, 2 iterations, statics in, multiset hashing, vocabulary fitted on the split's training states;"
     echo "lifted actions: schema one-hot ⊕ WL colours of each argument object in the current state (state-action rows)."
-    echo "wl-litact: WL states with the built-in per-action features (schema + argument-name one-hots)."
+    echo "wl-litact: WL states with the built-in per-action features (schema + argument-name one-hots);"
+    echo "wl-out: WL states and lifted actions with statics out (the rest as wl)."
     echo
     hdr="| domain |"
     sep="|---|"
@@ -136,7 +147,7 @@ first_enc=${ENCODERS%% *}
         for enc in $ENCODERS; do hdr="$hdr $proto. $enc |"; sep="$sep---|"; done
     done
     [ "$DATA" = acp ] && { hdr="$hdr literals, issue notes (interp/extrap) |"; sep="$sep---|"; }
-    hdr="$hdr test n (interp/extrap) | seconds |"
+    hdr="$hdr test n (interp/extrap) | train s (all runs) |"
     sep="$sep---|---|"
     echo "$hdr"
     echo "$sep"
@@ -146,7 +157,12 @@ first_enc=${ENCODERS%% *}
             for enc in $ENCODERS; do row="$row $(pct "$(h5 "$n" "$proto" "$enc")") |"; done
         done
         [ "$DATA" = acp ] && row="$row $li / $le |"
-        row="$row $(num n "$OUT/$n/eval-interpolation-$first_enc.json") / $(num n "$OUT/$n/eval-extrapolation-$first_enc.json") | $(cat "$OUT/$n/seconds" 2>/dev/null) |"
+        secs=""
+        for proto in interpolation extrapolation; do
+            for enc in $ENCODERS; do secs="$secs $(num seconds "$OUT/$n/train-$proto-$enc.json")"; done
+        done
+        secs=$(echo "$secs" | awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.0f", s }')
+        row="$row $(num n "$OUT/$n/eval-interpolation-$first_enc.json") / $(num n "$OUT/$n/eval-extrapolation-$first_enc.json") | $secs |"
         echo "$row"
     done <<<"$domains"
     for subset in "nine|blocksworld depots ferry floortile goldminer grid logistics rovers satellite" \
