@@ -11,7 +11,6 @@ Standard library only (matplotlib optional).
 """
 import glob
 import json
-import math
 import os
 import re
 import statistics
@@ -101,7 +100,7 @@ def main():
               "along the path, no revisits on a path, step cap max(100, 10 × objects)); `search` is "
               "nextstate's regret best-first search over the same valid successors with the same model; "
               "`guided` is GBFS-hFF taking the model's choice among FF's helpful actions as preferred successors. "
-              f"Paper: its Table 1 (mean over 3 seeds); '—' where its text gives no number. "
+              "Paper: its Table 1 (mean over 3 seeds); '—' where its text gives no number. "
               "Time limit: 10 s CPU per problem unless TIME_LIMIT said otherwise.")
     md.append("")
     for d in domains:
@@ -168,7 +167,7 @@ def main():
               "lama-first (bench/fd.py), same time limit. Lengths summed over the problems both planners solve.")
     md.append("")
     md.append("| domain | model | guided solved | max s | GBFS-hFF solved | expansions guided / GBFS | length guided / GBFS "
-              "| FD solved | length guided / FD | reference plans solved* |")
+              "| FD solved | length guided / FD | with a benchmark plan* |")
     md.append("|---|---|---|---|---|---|---|---|---|---|")
     for d in domains:
         gpath = os.path.join(out, "runs", f"{d}-gbfs-hff.jsonl")

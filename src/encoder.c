@@ -13,6 +13,30 @@ int ns_encoder_kind_parse(const char *name)
 
 const char *ns_encoder_kind_name(ns_encoder_kind k) { return k == NS_ENCODER_WL ? "wl" : "fsf"; }
 
+ns_status ns_wl_vocab_fit_trajset(ns_wl_vocab *v, const ns_trajset *s, const uint8_t *mask, int iterations,
+                                  bool multiset, bool statics, bool with_goals, ns_error *err)
+{
+    ns_wl_vocab_init(v, &s->d, iterations, multiset);
+    ns_wl_fitter f;
+    ns_wl_fit_init(&f, v);
+    ns_wl_opts o = {iterations, statics};
+    ns_status st = NS_OK;
+    int64_t row = 0;
+    for (int i = 0; i < s->n && st == NS_OK; i++) {
+        const ns_traj *it = &s->v[i];
+        ns_wl_encoder e;
+        st = ns_wl_encoder_init(&e, v, &it->t, &o, err);
+        if (st != NS_OK) break;
+        for (int k = 0; k < it->nstates; k++, row++)
+            if (!mask || mask[row]) ns_wl_fit_add_state(&f, &e, it->states + (size_t)k * (size_t)it->t.nwords);
+        if (with_goals) ns_wl_fit_add_goal(&f, &e);
+        ns_wl_encoder_free(&e);
+    }
+    if (st == NS_OK) st = ns_wl_fit_finish(&f, err);
+    ns_wl_fit_free(&f);
+    return st;
+}
+
 ns_status ns_encoder_spec_fit_wl(ns_encoder_spec *e, const ns_trajset *s, int iterations, bool statics,
                                  ns_error *err)
 {
@@ -20,21 +44,8 @@ ns_status ns_encoder_spec_fit_wl(ns_encoder_spec *e, const ns_trajset *s, int it
     e->kind = NS_ENCODER_WL;
     e->wl_opts.iterations = iterations;
     e->wl_opts.statics = statics;
-    ns_wl_vocab_init(&e->wl, &s->d, iterations, true);
     e->wl_loaded = true;
-    ns_wl_fitter f;
-    ns_wl_fit_init(&f, &e->wl);
-    ns_status st = NS_OK;
-    for (int i = 0; i < s->n && st == NS_OK; i++) {
-        const ns_traj *it = &s->v[i];
-        ns_wl_encoder we;
-        st = ns_wl_encoder_init(&we, &e->wl, &it->t, &e->wl_opts, err);
-        if (st != NS_OK) break;
-        for (int k = 0; k < it->nstates; k++) ns_wl_fit_add_state(&f, &we, it->states + (size_t)k * (size_t)it->t.nwords);
-        ns_wl_encoder_free(&we);
-    }
-    if (st == NS_OK) st = ns_wl_fit_finish(&f, err);
-    ns_wl_fit_free(&f);
+    ns_status st = ns_wl_vocab_fit_trajset(&e->wl, s, NULL, iterations, true, statics, false, err);
     if (st != NS_OK) ns_encoder_spec_free(e);
     return st;
 }
@@ -47,13 +58,7 @@ ns_status ns_encoder_spec_fsf(ns_encoder_spec *e, const ns_trajset *s, int max_o
     if (e->fsf.domain == NS_FSF_AUTO)
         return ns_error_set(err, NS_ERR_UNSUPPORTED, s->d.path, 0, 0,
                             "FSF: domain '%s' is not blocks, gripper, logistics or visitall", s->d.name);
-    int m = max_objects;
-    if (m <= 0) {
-        m = 1;
-        for (int i = 0; i < s->n; i++)
-            if (s->v[i].p.nobjects > m) m = s->v[i].p.nobjects;
-    }
-    e->fsf.max_objects = m;
+    e->fsf.max_objects = max_objects > 0 ? max_objects : ns_trajset_max_objects(s);
     return NS_OK;
 }
 

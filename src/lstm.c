@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nextstate/blas.h"
+#include "nextstate/nn.h"
 #include "nextstate/fastmath.h"
 
 static const char *const names[4] = {"weight_ih_l%d", "weight_hh_l%d", "bias_ih_l%d", "bias_hh_l%d"};
@@ -173,28 +174,6 @@ void ns_lstm_forward(float *y, float *hn, float *cn, float *scratch, const float
     if (y && T > 0) memcpy(y, s.h[d.layers - 1], (size_t)T * bh * sizeof(float));
 }
 
-/* dst[j] += Σ_r M[r×cols + j] (double sums over r in order) for both
- * destinations (either may be NULL); columns in blocks so that M is read
- * row by row. */
-static void add_colsums2(float *dst1, float *dst2, const float *M, size_t rows, int cols)
-{
-    enum { BLK = 128 };
-    double acc[BLK];
-    if (!dst1 && !dst2) return;
-    for (int j0 = 0; j0 < cols; j0 += BLK) {
-        int w = cols - j0 < BLK ? cols - j0 : BLK;
-        for (int j = 0; j < w; j++) acc[j] = 0.0;
-        for (size_t r = 0; r < rows; r++) {
-            const float *row = M + r * (size_t)cols + j0;
-            for (int j = 0; j < w; j++) acc[j] += row[j];
-        }
-        for (int j = 0; j < w; j++) {
-            if (dst1) dst1[j0 + j] += (float)acc[j];
-            if (dst2) dst2[j0 + j] += (float)acc[j];
-        }
-    }
-}
-
 /* Gate gradients of one batch row at one step: db[4H] from the gates gb[4H],
  * tanh(c) tc[H], the incoming dH[H] + dh[H] and the cell gradient dc[H]
  * (updated to the previous step's), cp[H] the previous cell (zeros when
@@ -266,7 +245,7 @@ void ns_lstm_backward(float *dx, float *dh0, float *dc0, const ns_lstm_w *g, con
         }
         if (g->w_ih[k] && In > 0) /* dW_ih[4H×In] += dGᵀ · in */
             ns_sgemm(true, false, H4, In, T * B, 1.0f, s.dG, H4, in, In, 1.0f, g->w_ih[k], In);
-        add_colsums2(g->b_ih[k], g->b_hh[k], s.dG, tb, H4);
+        ns_colsums_add(g->b_ih[k], g->b_hh[k], s.dG, tb, H4);
         /* gradient into this layer's input sequence: dG[TB×4H] · W_ih[4H×In] */
         if (k > 0) {
             ns_sgemm(false, false, T * B, H, H4, 1.0f, s.dG, H4, w->w_ih[k], H, 0.0f, dHbelow, H);

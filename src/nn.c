@@ -13,12 +13,11 @@
 #include "nextstate/blas.h"
 #include "nextstate/fastmath.h"
 
-/* dst[j] += Σ_r M[r×cols + j] for j < cols, summed in double over r in
- * order; columns in blocks so that M is read row by row. */
-static void add_colsums(float *dst, const float *M, size_t rows, int cols)
+void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int cols)
 {
     enum { BLK = 128 };
     double acc[BLK];
+    if (!dst1 && !dst2) return;
     for (int j0 = 0; j0 < cols; j0 += BLK) {
         int w = cols - j0 < BLK ? cols - j0 : BLK;
         for (int j = 0; j < w; j++) acc[j] = 0.0;
@@ -26,7 +25,10 @@ static void add_colsums(float *dst, const float *M, size_t rows, int cols)
             const float *row = M + r * (size_t)cols + j0;
             for (int j = 0; j < w; j++) acc[j] += row[j];
         }
-        for (int j = 0; j < w; j++) dst[j0 + j] += (float)acc[j];
+        for (int j = 0; j < w; j++) {
+            if (dst1) dst1[j0 + j] += (float)acc[j];
+            if (dst2) dst2[j0 + j] += (float)acc[j];
+        }
     }
 }
 
@@ -50,7 +52,7 @@ void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *
                         const float *weight, int B, int C, int OC)
 {
     if (B <= 0 || OC <= 0) return;
-    if (dbias) add_colsums(dbias, dout, (size_t)B, OC);
+    if (dbias) ns_colsums_add(dbias, NULL, dout, (size_t)B, OC);
     if (C <= 0) return;
     /* dinp[B×C] += dout[B×OC] · W[OC×C] */
     if (dinp) ns_sgemm(false, false, B, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
@@ -132,7 +134,7 @@ NS_VEC_CLONES void ns_sparse_linear_forward(float *out, const int64_t *indptr, c
 NS_VEC_CLONES void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, const int64_t *indptr,
                                              const int32_t *indices, const float *values, int B, int C, int OC)
 {
-    if (dbias && B > 0 && OC > 0) add_colsums(dbias, dout, (size_t)B, OC);
+    if (dbias && B > 0 && OC > 0) ns_colsums_add(dbias, NULL, dout, (size_t)B, OC);
     if (!dweight) return;
     if (C <= SP_TC) {
         float T[SP_TC * SP_TO];

@@ -225,9 +225,8 @@ static ns_status beam(ctx *c, int W, int max_steps, bool diverse, bool *dropped,
         if (nc == 0) break;
         if (c->pcap < (size_t)step + 2) {
             c->pcap = 2 * ((size_t)step + 2);
-            c->pa = realloc(c->pa, c->pcap * sizeof(int));
-            c->pb = realloc(c->pb, c->pcap * sizeof(int));
-            if (!c->pa || !c->pb) abort();
+            c->pa = ns_xrealloc(c->pa, c->pcap * sizeof(int));
+            c->pb = ns_xrealloc(c->pb, c->pcap * sizeof(int));
         }
         NS_GROW(tmp, tcap, nc);
         cand_sort(c, cv, tmp, nc);
@@ -416,7 +415,10 @@ static ns_status guided(ctx *c, const ns_planner_opts *o, ns_error *err)
     so.preferred = true;
     so.preferred_fn = model_preferred;
     so.preferred_ctx = &g;
-    so.time_limit = o->time_limit > 0 ? o->time_limit - (ns_cpu_now() - c->t0) : 0;
+    if (o->time_limit > 0) { /* what is left of the limit; never 0, which would mean none */
+        so.time_limit = o->time_limit - (ns_cpu_now() - c->t0);
+        if (so.time_limit < 1e-3) so.time_limit = 1e-3;
+    }
     so.memory_limit = o->memory_limit;
     ns_search_result sr;
     ns_status st = ns_search(c->t, &so, &sr);

@@ -356,7 +356,11 @@ static ns_status xgb_train(ns_predictor *m, const seqs *tr, const seqs *va, cons
     ns_status st = ns_xgb_train(&m->xgb, X, Y, (int)tr->rows, 2 * m->dim, m->dim, Xv, Yv, val ? (int)va->rows : 0,
                                 &p, err);
     free(X), free(Y), free(Xv), free(Yv);
-    if (st == NS_OK) m->best_epoch = m->xgb.best_round + 1;
+    if (st == NS_OK) {
+        m->best_epoch = m->xgb.best_round + 1;
+        /* XGBoost's validation RMSE is over all rows × outputs: its square is the MSE */
+        m->best_val = val ? m->xgb.best_val_rmse * m->xgb.best_val_rmse : NAN;
+    }
     return st;
 }
 
@@ -402,13 +406,6 @@ ns_status ns_predictor_train(ns_predictor *m, ns_encoder_spec *enc, const ns_tra
     if (st != NS_OK) {
         ns_predictor_free(m);
         return st;
-    }
-    if (c->kind == NS_PREDICTOR_XGB) {
-        m->best_val = NAN;
-        if (val) {
-            double v;
-            if (ns_predictor_loss(m, val, &v, err) == NS_OK) m->best_val = v;
-        }
     }
     return NS_OK;
 }

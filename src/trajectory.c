@@ -100,6 +100,28 @@ static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, con
     return st;
 }
 
+char **ns_problem_files(const char *dir, int *n, ns_error *err)
+{
+    *n = 0;
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        ns_error_set(err, NS_ERR_IO, dir, 0, 0, "cannot open the problem folder");
+        return NULL;
+    }
+    char **names = ns_xcalloc(1, sizeof(char *));
+    size_t cap = 1;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 5, ".pddl") || !strcmp(de->d_name, "domain.pddl")) continue;
+        NS_GROW(names, cap, (size_t)*n + 1);
+        names[(*n)++] = ns_xstrdup(de->d_name);
+    }
+    closedir(dp);
+    if (*n) qsort(names, (size_t)*n, sizeof(char *), cmp_str);
+    return names;
+}
+
 ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *problem_dir, const ns_traj_opts *o,
                           ns_error *err)
 {
@@ -107,20 +129,9 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
     ns_status st = ns_domain_read(&s->d, domain_path, err);
     if (st != NS_OK) return st;
     s->domain_loaded = true;
-    DIR *dp = opendir(problem_dir);
-    if (!dp) return ns_error_set(err, NS_ERR_IO, problem_dir, 0, 0, "cannot open the problem folder"), NS_ERR_IO;
-    char **names = NULL;
-    size_t cap = 0;
     int n = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        size_t l = strlen(de->d_name);
-        if (l < 6 || strcmp(de->d_name + l - 5, ".pddl") || !strcmp(de->d_name, "domain.pddl")) continue;
-        NS_GROW(names, cap, (size_t)n + 1);
-        names[n++] = ns_xstrdup(de->d_name);
-    }
-    closedir(dp);
-    if (n) qsort(names, (size_t)n, sizeof(char *), cmp_str);
+    char **names = ns_problem_files(problem_dir, &n, err);
+    if (!names) return NS_ERR_IO;
     s->v = ns_xcalloc((size_t)n + 1, sizeof(ns_traj));
     for (int i = 0; i < n && st == NS_OK; i++) {
         size_t l = strlen(names[i]);
@@ -172,6 +183,14 @@ void ns_trajset_free(ns_trajset *s)
     free(s->v);
     if (s->domain_loaded) ns_domain_free(&s->d);
     memset(s, 0, sizeof *s);
+}
+
+int ns_trajset_max_objects(const ns_trajset *s)
+{
+    int m = 1;
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].p.nobjects > m) m = s->v[i].p.nobjects;
+    return m;
 }
 
 long ns_trajset_states(const ns_trajset *s)

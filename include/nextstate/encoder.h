@@ -10,6 +10,7 @@
 #define NEXTSTATE_ENCODER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "nextstate/error.h"
 #include "nextstate/fsf.h"
 #include "nextstate/json.h"
@@ -30,9 +31,15 @@ typedef struct ns_encoder_spec {
 int ns_encoder_kind_parse(const char *name);
 const char *ns_encoder_kind_name(ns_encoder_kind k);
 
-/* Fits a WL vocabulary on every state of every trajectory of s (problems in
- * order, states along the plans — WLPlan's order), iterations L, multiset
- * hashing, statics as given.  The spec takes ownership of the vocabulary. */
+/* Fits vocabulary v (initialised here for s's domain) on the states of the
+ * trajectories of s — problems in order, states along the plans (WLPlan's
+ * order) — keeping state number r (counted over all trajectories) only when
+ * mask is NULL or mask[r] is set; with_goals adds each problem's goal graph
+ * after its states. */
+ns_status ns_wl_vocab_fit_trajset(ns_wl_vocab *v, const ns_trajset *s, const uint8_t *mask, int iterations,
+                                  bool multiset, bool statics, bool with_goals, ns_error *err);
+/* A WL spec fitted on every state of s (ns_wl_vocab_fit_trajset with
+ * multiset hashing, no goals).  The spec owns the vocabulary. */
 ns_status ns_encoder_spec_fit_wl(ns_encoder_spec *e, const ns_trajset *s, int iterations, bool statics,
                                  ns_error *err);
 /* FSF spec for s's domain (detected from its predicates); width from

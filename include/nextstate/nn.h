@@ -20,6 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* dst1[j] += Σ_r M[r×cols + j] and the same for dst2 (either may be NULL),
+ * for j < cols, summed in double over r in order; columns in blocks so that
+ * M is read row by row (bias gradients). */
+void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int cols);
+
 /* ---- dense linear: out = inp · Wᵀ + bias ------------------------------- */
 
 /* out[B×OC] = inp[B×C] · weight[OC×C]ᵀ + bias[OC]   (bias may be NULL). */

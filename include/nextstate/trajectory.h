@@ -45,6 +45,14 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
                           ns_error *err);
 void ns_trajset_free(ns_trajset *s);
 
+/* The problem files of folder dir: the names (not paths) of its *.pddl files
+ * other than domain.pddl, in byte order, as a malloc'ed array of *n
+ * malloc'ed strings; NULL with NS_ERR_IO in err when dir cannot be read. */
+char **ns_problem_files(const char *dir, int *n, ns_error *err);
+
+/* The most objects (constants included) of any problem of s; at least 1. */
+int ns_trajset_max_objects(const ns_trajset *s);
+
 /* Total states over all trajectories. */
 long ns_trajset_states(const ns_trajset *s);
 

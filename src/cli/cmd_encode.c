@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "nextstate/dataset.h"
 #include "nextstate/featurize.h"
+#include "nextstate/encoder.h"
 #include "nextstate/fsf.h"
 #include "nextstate/json.h"
 #include "nextstate/npy.h"
@@ -174,32 +175,6 @@ static int64_t total_states(const items *s)
 
 /* Fits a vocabulary on the states of s (items in order, states in order;
  * only those whose running index is marked when mask is non-NULL). */
-static int fit_vocab(ns_wl_vocab *v, const items *s, const uint8_t *mask, int iterations, bool multiset, bool statics,
-                     bool with_goals, ns_error *err)
-{
-    int64_t row = 0;
-    ns_wl_vocab_init(v, &s->ts.d, iterations, multiset);
-    ns_wl_fitter f;
-    ns_wl_fit_init(&f, v);
-    ns_wl_opts o = {iterations, statics};
-    int rc = 0;
-    for (int i = 0; i < s->ts.n && !rc; i++) {
-        item *it = &s->ts.v[i];
-        ns_wl_encoder e;
-        if (ns_wl_encoder_init(&e, v, &it->t, &o, err) != NS_OK) {
-            rc = -1;
-            break;
-        }
-        for (int k = 0; k < it->nstates; k++, row++)
-            if (!mask || mask[row]) ns_wl_fit_add_state(&f, &e, it->states + (size_t)k * (size_t)it->t.nwords);
-        if (with_goals) ns_wl_fit_add_goal(&f, &e);
-        ns_wl_encoder_free(&e);
-    }
-    if (!rc && ns_wl_fit_finish(&f, err) != NS_OK) rc = -1;
-    ns_wl_fit_free(&f);
-    return rc;
-}
-
 static bool is_split_dir(const char *dir)
 {
     char p[4096];
@@ -571,14 +546,6 @@ static int encode_plans(const opts *o, const items *s, const ns_wl_vocab *v, con
     return rc;
 }
 
-static int max_objects(const items *s)
-{
-    int m = 1;
-    for (int i = 0; i < s->ts.n; i++)
-        if (s->ts.v[i].p.nobjects > m) m = s->ts.v[i].p.nobjects;
-    return m;
-}
-
 int cmd_encode(int argc, char **argv)
 {
     opts o;
@@ -718,7 +685,7 @@ int cmd_encode(int argc, char **argv)
             if (!rc) {
                 int L = o.iterations < 0 ? 2 : o.iterations;
                 double t0 = ns_now();
-                if (fit_vocab(&vocab, src, mask, L, !o.set, o.statics, o.fit_goals, &err)) rc = cli_report(&err);
+                if (ns_wl_vocab_fit_trajset(&vocab, &src->ts, mask, L, !o.set, o.statics, o.fit_goals, &err) != NS_OK) rc = cli_report(&err);
                 else {
                     have_vocab = true;
                     char *vp = o.vocab_out ? ns_xstrdup(o.vocab_out) : sibling(o.out, "vocab.json");
@@ -742,7 +709,7 @@ int cmd_encode(int argc, char **argv)
         if (o.fsf_config && ns_fsf_config_load(&fc, o.fsf_config, &err) != NS_OK) rc = cli_report(&err);
         if (!rc && o.max_objects) fc.max_objects = o.max_objects;
         if (!rc && !fc.max_objects) {
-            fc.max_objects = max_objects(&s);
+            fc.max_objects = ns_trajset_max_objects(&s.ts);
             if (!o.quiet)
                 fprintf(stderr, "nextstate encode: FSF max_objects %d (the largest problem; fix it with --fsf-config)\n",
                         fc.max_objects);

@@ -9,17 +9,6 @@
 #include "nextstate/json.h"
 #include "nextstate/predictor.h"
 
-static int max_objects(const ns_trajset *a, const ns_trajset *b)
-{
-    int m = 1;
-    for (int k = 0; k < 2; k++) {
-        const ns_trajset *s = k ? b : a;
-        for (int i = 0; s && i < s->n; i++)
-            if (s->v[i].p.nobjects > m) m = s->v[i].p.nobjects;
-    }
-    return m;
-}
-
 int cmd_learn(int argc, char **argv)
 {
     const char *pos[2] = {0}, *out = NULL, *plans = NULL, *val_dir = NULL, *val_plans = NULL;
@@ -103,11 +92,13 @@ int cmd_learn(int argc, char **argv)
     }
     ns_encoder_spec spec;
     memset(&spec, 0, sizeof spec);
+    if (!rc && maxobj <= 0 && enc == NS_ENCODER_FSF) { /* slots for every training and validation problem */
+        maxobj = ns_trajset_max_objects(&tr);
+        if (val_dir && ns_trajset_max_objects(&va) > maxobj) maxobj = ns_trajset_max_objects(&va);
+    }
     if (!rc) {
         ns_status st = enc == NS_ENCODER_WL ? ns_encoder_spec_fit_wl(&spec, &tr, iterations, statics, &err)
-                                            : ns_encoder_spec_fsf(&spec, &tr, maxobj > 0 ? (int)maxobj
-                                                                                         : max_objects(&tr, val_dir ? &va : NULL),
-                                                                  &err);
+                                            : ns_encoder_spec_fsf(&spec, &tr, (int)maxobj, &err);
         if (st != NS_OK) rc = cli_report(&err);
     }
     ns_predictor m;

@@ -1,5 +1,4 @@
 /* cmd_plan.c — `nextstate plan`: plan with a learned next-state model. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include "nextstate/json.h"
 #include "nextstate/plan.h"
 #include "nextstate/planner.h"
+#include "nextstate/trajectory.h"
 
 static const char *status_word(ns_status s)
 {
@@ -21,9 +21,9 @@ static const char *status_word(ns_status s)
     }
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Problem files: each argument, or the *.pddl files (but domain.pddl) of a folder, sorted. */
+/* Problem files: each argument, or the *.pddl files (but domain.pddl) of a
+ * folder, sorted.  Returns 0, or the exit code after reporting an unreadable
+ * folder (*out and *nout hold what was collected, for freeing). */
 static int collect(char **args, int n, char ***out, int *nout)
 {
     char **v = NULL;
@@ -32,21 +32,23 @@ static int collect(char **args, int n, char ***out, int *nout)
     for (int i = 0; i < n; i++) {
         struct stat st;
         if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            DIR *d = opendir(args[i]);
-            if (!d) continue;
-            int first = k;
-            struct dirent *de;
-            while ((de = readdir(d))) {
-                size_t l = strlen(de->d_name);
-                if (l < 6 || strcmp(de->d_name + l - 5, ".pddl") || !strcmp(de->d_name, "domain.pddl")) continue;
+            int m = 0;
+            ns_error err;
+            char **names = ns_problem_files(args[i], &m, &err);
+            if (!names) {
+                *out = v;
+                *nout = k;
+                return cli_report(&err);
+            }
+            for (int j = 0; j < m; j++) {
                 ns_buf b;
                 ns_buf_init(&b);
-                ns_buf_printf(&b, "%s/%s", args[i], de->d_name);
+                ns_buf_printf(&b, "%s/%s", args[i], names[j]);
                 NS_GROW(v, cap, (size_t)k + 1);
                 v[k++] = b.data;
+                free(names[j]);
             }
-            closedir(d);
-            qsort(v + first, (size_t)(k - first), sizeof(char *), cmp_str);
+            free(names);
         } else {
             NS_GROW(v, cap, (size_t)k + 1);
             v[k++] = ns_xstrdup(args[i]);
@@ -120,8 +122,13 @@ int cmd_plan(int argc, char **argv)
         free(rest);
         return cli_usage("plan", "expects --model MODEL DOMAIN PROBLEM|FOLDER…");
     }
-    collect(rest, nrest, &probs, &nprobs);
+    int crc = collect(rest, nrest, &probs, &nprobs);
     free(rest);
+    if (crc) {
+        for (int i = 0; i < nprobs; i++) free(probs[i]);
+        free(probs);
+        return crc;
+    }
     if (plan_file && nprobs != 1) {
         for (int i = 0; i < nprobs; i++) free(probs[i]);
         free(probs);

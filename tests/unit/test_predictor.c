@@ -59,6 +59,29 @@ static bool load(ns_trajset *s, const char *sub)
     return true;
 }
 
+/* The train, val and test sets (false, with nothing left loaded, on failure). */
+static bool load_sets(ns_trajset *tr, ns_trajset *va, ns_trajset *te)
+{
+    if (!load(tr, "train")) return false;
+    if (!load(va, "val")) {
+        ns_trajset_free(tr);
+        return false;
+    }
+    if (!load(te, "test")) {
+        ns_trajset_free(tr);
+        ns_trajset_free(va);
+        return false;
+    }
+    return true;
+}
+
+static void free_sets(ns_trajset *tr, ns_trajset *va, ns_trajset *te)
+{
+    ns_trajset_free(tr);
+    ns_trajset_free(va);
+    ns_trajset_free(te);
+}
+
 static void test_trajectories(void)
 {
     ns_trajset s;
@@ -216,16 +239,7 @@ static void test_grad_delta(void) { grad_check(NS_PREDICT_DELTA); }
 static void test_lstm_learns_and_plans(ns_predictor_mode mode)
 {
     ns_trajset tr, va, te;
-    if (!load(&tr, "train")) return;
-    if (!load(&va, "val")) {
-        ns_trajset_free(&tr);
-        return;
-    }
-    if (!load(&te, "test")) {
-        ns_trajset_free(&tr);
-        ns_trajset_free(&va);
-        return;
-    }
+    if (!load_sets(&tr, &va, &te)) return;
     ns_error e;
     ns_encoder_spec spec;
     CHECK(ns_encoder_spec_fit_wl(&spec, &tr, 2, true, &e) == NS_OK);
@@ -235,7 +249,6 @@ static void test_lstm_learns_and_plans(ns_predictor_mode mode)
     c.hidden = 32;
     c.epochs = 60;
     c.seed = 7;
-    /* loss before training (0 epochs is a usage error; 1 epoch with lr tiny ~ untrained) */
     ns_predictor m;
     CHECK(ns_predictor_train(&m, &spec, &tr, &va, &c, &e) == NS_OK);
     double trained;
@@ -243,6 +256,8 @@ static void test_lstm_learns_and_plans(ns_predictor_mode mode)
     CHECK(fabs(trained - m.best_val) < 1e-6);
     CHECK(m.best_epoch >= 1 && m.best_epoch <= c.epochs);
 
+    /* an untrained reference: one epoch at a negligible learning rate
+     * (0 epochs is a usage error) */
     ns_encoder_spec spec2;
     CHECK(ns_encoder_spec_fit_wl(&spec2, &tr, 2, true, &e) == NS_OK);
     ns_predictor_config c0 = c;
@@ -316,9 +331,7 @@ static void test_lstm_learns_and_plans(ns_predictor_mode mode)
     ns_predictor_free(&l);
     ns_predictor_free(&m);
     ns_predictor_free(&m0);
-    ns_trajset_free(&tr);
-    ns_trajset_free(&va);
-    ns_trajset_free(&te);
+    free_sets(&tr, &va, &te);
 }
 
 static void test_lstm_state(void) { test_lstm_learns_and_plans(NS_PREDICT_STATE); }
@@ -327,12 +340,7 @@ static void test_lstm_delta(void) { test_lstm_learns_and_plans(NS_PREDICT_DELTA)
 static void test_xgb_plans(void)
 {
     ns_trajset tr, va, te;
-    if (!load(&tr, "train")) return;
-    if (!load(&va, "val") || !load(&te, "test")) {
-        ns_trajset_free(&tr);
-        ns_trajset_free(&va);
-        return;
-    }
+    if (!load_sets(&tr, &va, &te)) return;
     ns_error e;
     ns_encoder_spec spec;
     CHECK(ns_encoder_spec_fit_wl(&spec, &tr, 2, true, &e) == NS_OK);
@@ -353,6 +361,8 @@ static void test_xgb_plans(void)
     CHECK(ns_predictor_loss(&m, &va, &a, &e) == NS_OK);
     CHECK(ns_predictor_loss(&l, &va, &b, &e) == NS_OK);
     CHECK(a == b);
+    /* the kept validation loss is XGBoost's own validation RMSE squared */
+    CHECK(fabs(a - m.best_val) <= 1e-6 + 1e-4 * a);
     for (int i = 0; i < te.n; i++) {
         for (int algo = NS_PLAN_SEARCH; algo <= NS_PLAN_GUIDED; algo++) {
             ns_planner_opts o;
@@ -368,9 +378,7 @@ static void test_xgb_plans(void)
     }
     ns_predictor_free(&l);
     ns_predictor_free(&m);
-    ns_trajset_free(&tr);
-    ns_trajset_free(&va);
-    ns_trajset_free(&te);
+    free_sets(&tr, &va, &te);
 }
 
 int main(void)
