@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstate/blas.h"
 #include "nextstate/json.h"
 #include "nextstate/loss.h"
+#include "nextstate/nn.h"
 
 void ns_eval_opts_init(ns_eval_opts *o)
 {
@@ -46,8 +48,8 @@ static int64_t find(const int64_t *a, int64_t n, int64_t x)
 
 static float dot(const float *a, const float *b, int n)
 {
-    float s = 0;
-    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    float s;
+    ns_dots(&s, a, b, 1, n);
     return s;
 }
 
@@ -89,6 +91,150 @@ void ns_eval_tally(double *hit, double *worst, int64_t greater, int64_t equal, n
         if (wr <= ks[k]) worst[k] += 1;
     }
     if (rr) *rr += 1.0 / (double)(rank + 1);
+}
+
+/* The best score of each of n normalised predictions pr [n × O] against pc
+ * normalised candidates cand [pc × O] (scratch sc: n × pc). */
+static float score_best(const float *pr, int n, const float *cand, int pc, int O, float *sc)
+{
+    float best = -2;
+    if (n == 1) ns_dots(sc, pr, cand, pc, O);
+    else ns_sgemm(false, true, n, pc, O, 1.0f, pr, O, cand, O, 0.0f, sc, pc);
+    for (size_t i = 0; i < (size_t)n * pc; i++)
+        if (sc[i] > best) best = sc[i];
+    return best;
+}
+
+/* Latency per transition on the first m test queries, candidates' normalised
+ * projections cached (see evaluate.h): (a) batch 1 and in batches of
+ * NS_EVAL_LAT_BATCH queries; (b) T + scoring at batch 1, with the split T at
+ * batch 1, and with the split T over every applicable action of the query
+ * state (one expansion of a search), per transition.  Repeated until 0.2 s
+ * or 50 passes; the scores feed a volatile sink so nothing is elided. */
+static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_inputs *in, const ns_refs *refs,
+                            const int64_t *pools, int pool_size, const int64_t *srows, int64_t nsr, const float *HSn,
+                            int queries, ns_eval_result *r)
+{
+    const int O = w->cfg.out, BQ = NS_EVAL_LAT_BATCH;
+    int64_t m = refs->n < queries ? refs->n : queries;
+    int sd, ad;
+    ns_world_tsplit_dims(w, &sd, &ad);
+    /* per query (untimed set-up, what a search keeps next to its states and actions): candidates, the
+     * applicable actions' projections and split-T parts */
+    float *cand = ns_xmalloc((size_t)m * pool_size * O * sizeof(float));
+    int *pc = ns_xmalloc((size_t)m * sizeof *pc);
+    int64_t *qs = ns_xmalloc((size_t)m * sizeof *qs), *qa = ns_xmalloc((size_t)m * sizeof *qa);
+    int64_t *app_off = ns_xmalloc((size_t)(m + 1) * sizeof *app_off);
+    app_off[0] = 0;
+    for (int64_t i = 0; i < m; i++) {
+        qinfo q = query(in, refs, i);
+        qs[i] = q.srow, qa[i] = q.arow;
+        const int64_t *pool = pools + i * pool_size;
+        pc[i] = 0;
+        for (int j = 0; j < pool_size; j++)
+            if (pool[j] >= 0)
+                memcpy(cand + ((size_t)i * pool_size + (size_t)pc[i]++) * O,
+                       HSn + (size_t)find(srows, nsr, in->state_base[q.d] + pool[j]) * O, (size_t)O * sizeof(float));
+        const int64_t *off = in->ds[q.d]->applicable_offsets.data;
+        int64_t napp = off[q.tr[1] + 1] - off[q.tr[1]];
+        app_off[i + 1] = app_off[i] + (napp > 0 ? napp : 1);
+    }
+    int64_t A = app_off[m];
+    int64_t *arows = ns_xmalloc((size_t)A * sizeof *arows);
+    int maxapp = 1;
+    for (int64_t i = 0; i < m; i++) {
+        qinfo q = query(in, refs, i);
+        const int64_t *off = in->ds[q.d]->applicable_offsets.data;
+        int64_t k0 = off[q.tr[1]], napp = off[q.tr[1] + 1] - k0;
+        if (napp <= 0) arows[app_off[i]] = q.arow;
+        for (int64_t k = 0; k < napp; k++) arows[app_off[i] + k] = ns_world_applicable_arow(in, q.d, q.tr[1], k0 + k);
+        if (app_off[i + 1] - app_off[i] > maxapp) maxapp = (int)(app_off[i + 1] - app_off[i]);
+    }
+    float *hs = ns_xmalloc((size_t)m * O * sizeof(float)), *ha = ns_xmalloc((size_t)m * O * sizeof(float));
+    float *appa = ns_xmalloc((size_t)A * O * sizeof(float));
+    float *ts = ns_xmalloc((size_t)m * sd * sizeof(float)), *ta = ns_xmalloc((size_t)m * ad * sizeof(float));
+    float *appt = ns_xmalloc((size_t)A * ad * sizeof(float));
+    for (int64_t i = 0; i < m; i += BQ) {
+        int k = (int)(m - i < BQ ? m - i : BQ);
+        ns_world_project(w, ws, &in->state, true, qs + i, k, hs + (size_t)i * O);
+        ns_world_project(w, ws, &in->action, false, qa + i, k, ha + (size_t)i * O);
+    }
+    for (int64_t i = 0; i < A; i += BQ) {
+        int k = (int)(A - i < BQ ? A - i : BQ);
+        ns_world_project(w, ws, &in->action, false, arows + i, k, appa + (size_t)i * O);
+    }
+    ns_world_tstate(w, ws, hs, (int)m, ts);
+    ns_world_taction(w, ws, ha, (int)m, ta);
+    ns_world_taction(w, ws, appa, (int)A, appt);
+    int wide = BQ > maxapp ? BQ : maxapp;
+    float *pr = ns_xmalloc((size_t)wide * O * sizeof(float)), *nrm = ns_xmalloc((size_t)wide * sizeof(float));
+    float *xh = ns_xmalloc((size_t)BQ * O * sizeof(float)), *xa = ns_xmalloc((size_t)BQ * O * sizeof(float));
+    float *sc = ns_xmalloc((size_t)wide * pool_size * sizeof(float));
+    double t[5] = {0};
+    int64_t cnt[5] = {0};
+    volatile float sink = 0;
+    int reps = 0;
+    double tstart = ns_now();
+    do {
+        for (int64_t i = 0; i < m; i++) {
+            const float *ci = cand + (size_t)i * pool_size * O;
+            double a0 = ns_now();
+            /* (a) batch 1: both heads, T, normalise, score */
+            ns_world_project(w, ws, &in->state, true, qs + i, 1, xh);
+            ns_world_project(w, ws, &in->action, false, qa + i, 1, xa);
+            ns_world_transition(w, ws, xh, xa, 1, pr);
+            ns_l2norm_forward(pr, nrm, pr, 1, O);
+            float b0 = score_best(pr, 1, ci, pc[i], O, sc);
+            double a1 = ns_now();
+            /* (b) T + scoring, batch 1 */
+            ns_world_transition(w, ws, hs + (size_t)i * O, ha + (size_t)i * O, 1, pr);
+            ns_l2norm_forward(pr, nrm, pr, 1, O);
+            float b1 = score_best(pr, 1, ci, pc[i], O, sc);
+            double a2 = ns_now();
+            /* (b) split T + scoring, batch 1 */
+            ns_world_transition_split(w, ws, ts + (size_t)i * sd, 0, ta + (size_t)i * ad, 0, 1, pr);
+            ns_l2norm_forward(pr, nrm, pr, 1, O);
+            float b2 = score_best(pr, 1, ci, pc[i], O, sc);
+            double a3 = ns_now();
+            /* (b) one expansion: split T for every applicable action of the state, scored */
+            int na = (int)(app_off[i + 1] - app_off[i]);
+            ns_world_transition_split(w, ws, ts + (size_t)i * sd, 0, appt + (size_t)app_off[i] * ad, (size_t)ad, na, pr);
+            ns_l2norm_forward(pr, nrm, pr, na, O);
+            float b3 = score_best(pr, na, ci, pc[i], O, sc);
+            double a4 = ns_now();
+            sink += b0 + b1 + b2 + b3;
+            t[0] += a1 - a0, t[1] += a2 - a1, t[2] += a3 - a2, t[3] += a4 - a3;
+            cnt[0]++, cnt[1]++, cnt[2]++, cnt[3] += na;
+        }
+        /* (a) in batches: BQ queries' heads and T at once, each scored against its own pool */
+        for (int64_t i = 0; i < m; i += BQ) {
+            int k = (int)(m - i < BQ ? m - i : BQ);
+            double a0 = ns_now();
+            ns_world_project(w, ws, &in->state, true, qs + i, k, xh);
+            ns_world_project(w, ws, &in->action, false, qa + i, k, xa);
+            ns_world_transition(w, ws, xh, xa, k, pr);
+            ns_l2norm_forward(pr, nrm, pr, k, O);
+            float b = -2;
+            for (int j = 0; j < k; j++) {
+                float v = score_best(pr + (size_t)j * O, 1, cand + (size_t)(i + j) * pool_size * O, pc[i + j], O, sc);
+                if (v > b) b = v;
+            }
+            t[4] += ns_now() - a0;
+            cnt[4] += k;
+            sink += b;
+        }
+        reps++;
+    } while (ns_now() - tstart < 0.2 && reps < 50);
+    (void)sink;
+    r->lat_n = m * reps;
+    r->lat_full_us = t[0] / (double)cnt[0] * 1e6;
+    r->lat_t_us = t[1] / (double)cnt[1] * 1e6;
+    r->lat_split_us = t[2] / (double)cnt[2] * 1e6;
+    r->lat_expand_us = t[3] / (double)cnt[3] * 1e6;
+    r->lat_expand_actions = (double)cnt[3] / (double)(m * reps);
+    r->lat_full_batch_us = t[4] / (double)cnt[4] * 1e6;
+    free(cand), free(pc), free(qs), free(qa), free(app_off), free(arows), free(hs), free(ha), free(appa), free(ts);
+    free(ta), free(appt), free(pr), free(nrm), free(xh), free(xa), free(sc);
 }
 
 static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
@@ -225,59 +371,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
     r->mean_pool = npool / (double)n;
     r->mean_actions = r->n_acc ? napp / (double)r->n_acc : 0;
 
-    /* latency, batch 1, cached normalised candidate projections */
-    if (o->latency_queries > 0) {
-        int64_t m = n < o->latency_queries ? n : o->latency_queries;
-        float *cand = ns_xmalloc((size_t)pool_size * O * sizeof(float));
-        float hs[4096], ha[4096], pr[4096], scores[1024], nrm;
-        (void)scores;
-        double tf = 0, tt = 0;
-        volatile float sink = 0;
-        int reps = 0;
-        double tstart = ns_now();
-        do {
-            for (int64_t i = 0; i < m; i++) {
-                qinfo q = query(in, refs, i);
-                const int64_t *pool = pools + i * pool_size;
-                int pc = 0;
-                for (int j = 0; j < pool_size; j++)
-                    if (pool[j] >= 0)
-                        memcpy(cand + (size_t)pc++ * O,
-                               HSn + (size_t)find(srows, ns_, in->state_base[q.d] + pool[j]) * O,
-                               (size_t)O * sizeof(float));
-                /* (a) full */
-                double a0 = ns_now();
-                ns_world_project(w, ws, &in->state, true, &q.srow, 1, hs);
-                ns_world_project(w, ws, &in->action, false, &q.arow, 1, ha);
-                ns_world_transition(w, ws, hs, ha, 1, pr);
-                ns_l2norm_forward(pr, &nrm, pr, 1, O);
-                float best = -2;
-                for (int j = 0; j < pc; j++) {
-                    float s = dot(pr, cand + (size_t)j * O, O);
-                    if (s > best) best = s;
-                }
-                double a1 = ns_now();
-                /* (b) T + scoring */
-                ns_world_transition(w, ws, hs, ha, 1, pr);
-                ns_l2norm_forward(pr, &nrm, pr, 1, O);
-                float best2 = -2;
-                for (int j = 0; j < pc; j++) {
-                    float s = dot(pr, cand + (size_t)j * O, O);
-                    if (s > best2) best2 = s;
-                }
-                double a2 = ns_now();
-                sink += best + best2;
-                tf += a1 - a0;
-                tt += a2 - a1;
-            }
-            reps++;
-        } while (ns_now() - tstart < 0.2 && reps < 50);
-        (void)sink;
-        r->lat_n = m * reps;
-        r->lat_full_us = tf / (double)r->lat_n * 1e6;
-        r->lat_t_us = tt / (double)r->lat_n * 1e6;
-        free(cand);
-    }
+    if (o->latency_queries > 0) measure_latency(w, ws, in, refs, pools, pool_size, srows, ns_, HSn, o->latency_queries, r);
     r->seconds = ns_now() - t0;
     free(srows);
     free(arows);
@@ -386,6 +480,14 @@ void ns_eval_json(const ns_eval_result *r, ns_buf *b)
     ns_json_put_num(b, r->lat_full_us);
     ns_buf_puts(b, ", \"latency_transition_us\": ");
     ns_json_put_num(b, r->lat_t_us);
+    ns_buf_puts(b, ", \"latency_full_batch_us\": ");
+    ns_json_put_num(b, r->lat_full_batch_us);
+    ns_buf_puts(b, ", \"latency_transition_split_us\": ");
+    ns_json_put_num(b, r->lat_split_us);
+    ns_buf_puts(b, ", \"latency_expand_us\": ");
+    ns_json_put_num(b, r->lat_expand_us);
+    ns_buf_puts(b, ", \"latency_expand_actions\": ");
+    ns_json_put_num(b, r->lat_expand_actions);
     ns_buf_printf(b,
                   ", \"latency_queries\": %lld, \"params\": {\"state_head\": %zu, \"action_head\": %zu, "
                   "\"transition\": %zu, \"total\": %zu}, \"seconds\": ",
@@ -408,8 +510,13 @@ void ns_eval_table(const ns_eval_result *r, ns_buf *b)
                       100 * r->acc[0], 100 * r->acc[1], 100 * r->acc[2], r->mean_actions);
     ns_buf_printf(b, "MRR                %.4f\n", r->mrr);
     if (r->lat_n)
+    {
         ns_buf_printf(b, "latency            (a) full %.1f us   (b) T + scoring %.1f us   (%lld timed queries)\n",
                       r->lat_full_us, r->lat_t_us, (long long)r->lat_n);
+        ns_buf_printf(b, "                   (a) in batches of %d %.1f us   (b) split T %.1f us, over a state's %.1f "
+                      "applicable actions %.2f us  (per transition)\n",
+                      NS_EVAL_LAT_BATCH, r->lat_full_batch_us, r->lat_split_us, r->lat_expand_actions, r->lat_expand_us);
+    }
     ns_buf_printf(b, "parameters         state head %zu, action head %zu, T %zu, total %zu\n", r->params_state,
                   r->params_action, r->params_t, r->params_total);
 }

@@ -68,11 +68,14 @@ void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *
  * depend on the scheme or the blocking (test_fastmath checks bit equality).
  *   C ≤ SP_TC: W (or dW) is copied transposed, SP_TO output units at a
  *     time, into a tile T[C×SP_TO] on the stack; each non-zero then adds
- *     v·T[column] to SP_TO sums at once (vectorised).
- *   larger C: output units in blocks of SP_OB; the rows of W of one block
+ *     v·T[column] to SP_TO sums at once (vectorised).  The forward pass
+ *     takes this scheme only for batches of SP_TB rows or more: below, the
+ *     copy of all of W would cost more than the rows it serves (batch-1
+ *     inference).
+ *   larger C (or a small forward batch): output units in blocks of SP_OB; the rows of W of one block
  *     are gathered together (independent sums, one index and value load
  *     per non-zero for the block). */
-enum { SP_TO = 32, SP_TC = 512, SP_OB = 8 };
+enum { SP_TO = 32, SP_TC = 512, SP_OB = 8, SP_TB = 8 };
 
 /* acc[0..SP_TO) += v·t[0..SP_TO) (restrict: no alias check, one vector loop). */
 static NS_ALWAYS_INLINE void sp_axpy(float *restrict acc, const float *restrict t, float v)
@@ -86,11 +89,27 @@ static NS_ALWAYS_INLINE void sp_axpy_g(float *restrict acc, const float *restric
     for (int j = 0; j < SP_TO; j++) acc[j] += g[j] * v;
 }
 
+NS_VEC_CLONES void ns_dots(float *out, const float *q, const float *C, int n, int D)
+{
+    enum { L = 16 };
+    int D16 = D - D % L;
+    for (int j = 0; j < n; j++) {
+        const float *c = C + (size_t)j * D;
+        float acc[L] = {0};
+        for (int d = 0; d < D16; d += L)
+            for (int l = 0; l < L; l++) acc[l] += q[d + l] * c[d + l];
+        float s = 0;
+        for (int d = D16; d < D; d++) s += q[d] * c[d];
+        for (int l = 0; l < L; l++) s += acc[l];
+        out[j] = s;
+    }
+}
+
 NS_VEC_CLONES void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices,
                                             const float *values, const float *weight, const float *bias, int B,
                                             int C, int OC)
 {
-    if (C <= SP_TC) {
+    if (C <= SP_TC && B >= SP_TB) {
         float T[SP_TC * SP_TO];
         for (int o0 = 0; o0 < OC; o0 += SP_TO) {
             int w = OC - o0 < SP_TO ? OC - o0 : SP_TO;

@@ -899,6 +899,94 @@ void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, co
     t_forward(w, ws, hs, ha, n, pred);
 }
 
+/* ---- T split into a state part and an action part (see world.h) ------------------ */
+
+void ns_world_tsplit_dims(const ns_world *w, int *state_dim, int *action_dim)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden;
+    bool res = w->cfg.kind == NS_WORLD_RESMLP;
+    if (state_dim) *state_dim = res ? H + O : 2 * O;
+    if (action_dim) *action_dim = res ? H : 2 * O;
+}
+
+void ns_world_tstate(const ns_world *w, ns_world_ws *ws, const float *hs, int n, float *out)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden, sd;
+    ns_world_tsplit_dims(w, &sd, NULL);
+    if (n <= 0) return;
+    if (w->cfg.kind == NS_WORLD_RESMLP) {
+        ns_resmlp_w r = resmlp_w(w, false);
+        /* [W1_s·h_s + b1 ; W_res·h_s + b2], W1_s = the first O columns of W1 [H × 2O] */
+        for (int i = 0; i < n; i++) {
+            memcpy(out + (size_t)i * sd, r.b1, (size_t)H * sizeof(float));
+            memcpy(out + (size_t)i * sd + H, r.b2, (size_t)O * sizeof(float));
+        }
+        ns_sgemm(false, true, n, H, O, 1.0f, hs, O, r.w1, 2 * O, 1.0f, out, sd);
+        ns_sgemm(false, true, n, O, O, 1.0f, hs, O, r.w_res, O, 1.0f, out + H, sd);
+        return;
+    }
+    /* [LN_film(W_in·h_s + b_in) ; h_s + b_o] */
+    float *s = fgrow(&ws->tscr, (size_t)n * (2 * (size_t)O + 2));
+    float *hin = s, *nrm = hin + (size_t)n * O, *mean = nrm + (size_t)n * O, *rstd = mean + n;
+    ns_linear_forward(hin, hs, TP(w, 6), TP(w, 7), n, O, O);
+    ns_layernorm_forward(nrm, mean, rstd, hin, TP(w, 10), TP(w, 11), n, O, NS_LN_EPS);
+    const float *bo = TP(w, 9);
+    for (int i = 0; i < n; i++) {
+        memcpy(out + (size_t)i * sd, nrm + (size_t)i * O, (size_t)O * sizeof(float));
+        for (int j = 0; j < O; j++) out[(size_t)i * sd + O + j] = hs[(size_t)i * O + j] + bo[j];
+    }
+}
+
+void ns_world_taction(const ns_world *w, ns_world_ws *ws, const float *ha, int n, float *out)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden, ad;
+    ns_world_tsplit_dims(w, NULL, &ad);
+    if (n <= 0) return;
+    if (w->cfg.kind == NS_WORLD_RESMLP) {
+        ns_resmlp_w r = resmlp_w(w, false);
+        /* W1_a·h_a, W1_a = the last O columns of W1 */
+        ns_sgemm(false, true, n, H, O, 1.0f, ha, O, r.w1 + O, 2 * O, 0.0f, out, ad);
+        return;
+    }
+    /* [1 + A ; b] of the FiLM adapter */
+    float *s = fgrow(&ws->tscr, (size_t)n * (2 * (size_t)H + 2 * (size_t)O));
+    float *zpre = s, *z = zpre + (size_t)n * H, *A = z + (size_t)n * H, *b = A + (size_t)n * O;
+    ns_linear_forward(zpre, ha, TP(w, 0), TP(w, 1), n, O, H);
+    ns_gelu_forward(z, zpre, (size_t)n * H);
+    ns_linear_forward(A, z, TP(w, 2), TP(w, 3), n, H, O);
+    ns_linear_forward(b, z, TP(w, 4), TP(w, 5), n, H, O);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < O; j++) {
+            out[(size_t)i * ad + j] = 1.0f + A[(size_t)i * O + j];
+            out[(size_t)i * ad + O + j] = b[(size_t)i * O + j];
+        }
+}
+
+void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *ts, size_t ts_stride, const float *ta,
+                               size_t ta_stride, int n, float *pred)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden;
+    if (n <= 0) return;
+    bool res = w->cfg.kind == NS_WORLD_RESMLP;
+    int K = res ? H : O; /* width of the pointwise stage and of the last linear's input */
+    float *s = fgrow(&ws->tscr, (size_t)n * ((size_t)K + (size_t)O + 2));
+    float *g = s, *z = g + (size_t)n * K, *mean = z + (size_t)n * O, *rstd = mean + n;
+    for (int i = 0; i < n; i++) {
+        const float *sp = ts + (size_t)i * ts_stride, *ap = ta + (size_t)i * ta_stride;
+        float *gi = g + (size_t)i * K;
+        if (res)
+            for (int j = 0; j < H; j++) gi[j] = sp[j] + ap[j];
+        else
+            for (int j = 0; j < O; j++) gi[j] = sp[j] * ap[j] + ap[O + j];
+        memcpy(z + (size_t)i * O, sp + (res ? H : O), (size_t)O * sizeof(float));
+    }
+    ns_gelu_forward(g, g, (size_t)n * K);
+    /* z += g · W_lastᵀ: W2 [O × H] (resmlp) or W_o [O × O] (film) */
+    ns_sgemm(false, true, n, O, K, 1.0f, g, K, res ? resmlp_w(w, false).w2 : TP(w, 8), K, 1.0f, z, O);
+    const float *lw = res ? resmlp_w(w, false).ln_w : TP(w, 12), *lb = res ? resmlp_w(w, false).ln_b : TP(w, 13);
+    ns_layernorm_forward(pred, mean, rstd, z, lw, lb, n, O, NS_LN_EPS);
+}
+
 /* ======================================================================
  * batch loss
  * ====================================================================== */

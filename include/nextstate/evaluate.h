@@ -15,7 +15,14 @@
  * Latency per transition with cached candidate projections (normalised
  * π_s(E(c)) of its pool):  (a) full = π_s(E(s)) + π_a(E(a)) + T + 128-way
  * scoring; (b) T + scoring only, one query at a time (batch 1), mean over
- * up to latency_queries test transitions. */
+ * up to latency_queries test transitions.  Also, per transition: (a) in
+ * batches of NS_EVAL_LAT_BATCH queries (heads and T as matrix products, as a
+ * search that batches its queries runs them); (b) with T split into its
+ * state-only and action-only parts cached next to the projections
+ * (ns_world_tstate / ns_world_taction), at batch 1 and over every
+ * applicable action of the query state at once (one search expansion: the
+ * state's part reused, m predictions scored against the 128 candidates as
+ * one product). */
 #ifndef NEXTSTATE_EVALUATE_H
 #define NEXTSTATE_EVALUATE_H
 
@@ -24,6 +31,8 @@
 #include "nextstate/split.h"
 #include "nextstate/util.h"
 #include "nextstate/world.h"
+
+#define NS_EVAL_LAT_BATCH 64
 
 typedef struct ns_eval_opts {
     uint64_t seed;       /* random tie-breaking */
@@ -43,7 +52,11 @@ typedef struct ns_eval_result {
     int64_t n_acc;              /* queries with ≥ 1 applicable action */
     double acc[3], acc_worst[3];
     double mean_actions;        /* applicable actions per query */
-    double lat_full_us, lat_t_us; /* (a), (b); 0 when not measured */
+    double lat_full_us, lat_t_us; /* (a), (b) at batch 1; 0 when not measured */
+    double lat_full_batch_us;     /* (a) in batches of NS_EVAL_LAT_BATCH queries, per transition */
+    double lat_split_us;          /* (b) with the split T (world.h), batch 1 */
+    double lat_expand_us;         /* (b) split T over every applicable action of the query state, per transition */
+    double lat_expand_actions;    /* mean applicable actions per timed state */
     int64_t lat_n;
     size_t params_state, params_action, params_t, params_total;
     double seconds;

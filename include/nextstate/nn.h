@@ -24,6 +24,10 @@
  * for j < cols, summed in double over r in order; columns in blocks so that
  * M is read row by row (bias gradients). */
 void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int cols);
+/* out[j] = q · C[j·D … j·D + D) for j < n: the scores of n candidate rows
+ * against one query.  Summed in 16 interleaved lanes (vectorised), so the
+ * rounding differs from a sequential loop's; equal rows give equal scores. */
+void ns_dots(float *out, const float *q, const float *C, int n, int D);
 
 /* ---- dense linear: out = inp · Wᵀ + bias ------------------------------- */
 

@@ -269,6 +269,29 @@ void ns_world_project(const ns_world *w, ns_world_ws *ws, const ns_features *f, 
 /* pred[n × out] = T(hs[n × out], ha[n × out]). */
 void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, const float *ha, int n, float *pred);
 
+/* T SPLIT FOR SEARCH.  T's first stage is linear in h_s and in h_a apart, so
+ * everything that depends on one side only can be computed once per state
+ * and once per action and cached next to their projections — what a search
+ * does, which applies T to one state and each of its applicable actions, and
+ * to one action in many states.  Per (state, action) pair only the rest is
+ * left:
+ *   resmlp  state part  [W1_s·h_s + b1 ; W_res·h_s + b2]   (t_hidden + out)
+ *           action part W1_a·h_a                           (t_hidden)
+ *           ĥ = LN(W2·GELU(state₁ + action) + state₂)       W1 = [W1_s W1_a]
+ *   film    state part  [LN(W_in·h_s + b_in) ; h_s + b_o]   (2·out)
+ *           action part [1 + A ; b] of the adapter           (2·out)
+ *           ĥ = LN(W_o·GELU(state₁ ⊙ action₁ + action₂) + state₂)
+ * which is T exactly (up to float rounding), a quarter of its multiply-adds
+ * for the paper's resmlp sizes. */
+void ns_world_tsplit_dims(const ns_world *w, int *state_dim, int *action_dim);
+/* out[n × state_dim] / out[n × action_dim] of hs / ha [n × out]. */
+void ns_world_tstate(const ns_world *w, ns_world_ws *ws, const float *hs, int n, float *out);
+void ns_world_taction(const ns_world *w, ns_world_ws *ws, const float *ha, int n, float *out);
+/* pred[n × out] for the pairs (ts + i·ts_stride, ta + i·ta_stride), i < n;
+ * a stride of 0 reuses one row for every pair (one state, many actions). */
+void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *ts, size_t ts_stride, const float *ta,
+                               size_t ta_stride, int n, float *pred);
+
 /* ---- training --------------------------------------------------------------------- */
 
 typedef struct ns_train_opts {

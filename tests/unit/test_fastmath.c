@@ -163,8 +163,8 @@ static void test_layernorm_wide(void)
     free(x), free(w), free(b), free(dy), free(y), free(dx), free(dw), free(db), free(rdw);
 }
 
-/* The sparse layer (transposed tiles for small C, row blocks for large C)
- * equals the plain loops bit for bit, at every tile and block remainder. */
+/* The sparse layer (transposed tiles for small C and batches, row blocks
+ * for large C or single rows) equals the plain loops bit for bit, at every tile and block remainder. */
 static void sparse_vs_plain(int C)
 {
     const int B = 9;
@@ -208,6 +208,12 @@ static void sparse_vs_plain(int C)
             db2[o] += (float)sb;
         }
         bad += memcmp(o1, o2, sizeof(float) * B * OC) != 0;
+        /* a batch below SP_TB takes the row-block scheme for every C: row by row, same bits */
+        for (int b = 0; b < B; b++) {
+            int64_t ip[2] = {0, indptr[b + 1] - indptr[b]};
+            ns_sparse_linear_forward(o1, ip, indices + indptr[b], values + indptr[b], w, bias, 1, C, OC);
+            bad += memcmp(o1, o2 + b * OC, sizeof(float) * OC) != 0;
+        }
         bad += memcmp(dw1, dw2, sizeof(float) * OC * C) != 0;
         bad += memcmp(db1, db2, sizeof(float) * OC) != 0;
         free(w), free(bias), free(dout), free(o1), free(o2), free(dw1), free(dw2), free(db1), free(db2);
@@ -223,8 +229,31 @@ static void test_sparse_layouts(void)
     sparse_vs_plain(700); /* row blocks */
 }
 
+/* ns_dots against a double-precision sum, at every lane remainder. */
+static void test_dots(void)
+{
+    enum { N = 5, DM = 400 };
+    float *q = malloc(sizeof(float) * DM), *c = malloc(sizeof(float) * N * DM), out[N];
+    nn_fill(q, DM, 91, -1, 1), nn_fill(c, (size_t)N * DM, 92, -1, 1);
+    double worst = 0;
+    int dims[] = {1, 15, 16, 17, 31, 128, 384, 385, 400};
+    for (size_t k = 0; k < sizeof dims / sizeof *dims; k++) {
+        int D = dims[k];
+        ns_dots(out, q, c, N, D);
+        for (int j = 0; j < N; j++) {
+            double ref = 0, mag = 0;
+            for (int d = 0; d < D; d++) ref += (double)q[d] * c[j * D + d], mag += fabs((double)q[d] * c[j * D + d]);
+            worst = fmax(worst, fabs(out[j] - ref) / (mag + 1e-30));
+        }
+    }
+    printf("  dots: max |error| / Σ|terms| = %.3g\n", worst);
+    CHECK(worst < 1e-6);
+    free(q), free(c);
+}
+
 int main(void)
 {
+    NS_RUN(test_dots);
     NS_RUN(test_exp);
     NS_RUN(test_erf);
     NS_RUN(test_erfc);

@@ -665,6 +665,59 @@ static void test_builtin(void)
     ns_vocab_free(&av);
 }
 
+/* The split T (state part, action part, pair stage) equals T, for both
+ * kinds, one row per pair and one state reused for every action. */
+static void tsplit_check(ns_world_kind kind)
+{
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.kind = kind;
+    c.state_dim = c.action_dim = 9;
+    c.out = 12;
+    c.t_hidden = 10;
+    ns_world w;
+    ns_error e;
+    CHECK(ns_world_create(&w, &c, 5, &e) == NS_OK);
+    ns_rng r;
+    ns_rng_seed(&r, 77);
+    /* every parameter random, biases and LayerNorm affine included */
+    for (size_t i = 0; i < w.p.total; i++) w.p.data[i] = (float)(ns_rng_double(&r) - 0.5);
+    enum { N = 7 };
+    const int O = c.out;
+    float hs[N * 12], ha[N * 12], ref[N * 12], got[N * 12], one[N * 12], hs0[N * 12];
+    for (int i = 0; i < N * O; i++) hs[i] = (float)(2 * ns_rng_double(&r) - 1), ha[i] = (float)(2 * ns_rng_double(&r) - 1);
+    for (int i = 0; i < N; i++) memcpy(hs0 + i * O, hs, (size_t)O * sizeof(float));
+    int sd, ad;
+    ns_world_tsplit_dims(&w, &sd, &ad);
+    CHECK_EQ_INT(sd, kind == NS_WORLD_RESMLP ? 10 + 12 : 24);
+    CHECK_EQ_INT(ad, kind == NS_WORLD_RESMLP ? 10 : 24);
+    float *ts = malloc((size_t)N * sd * sizeof(float)), *ta = malloc((size_t)N * ad * sizeof(float));
+    ns_world_ws *ws = ns_world_ws_new();
+    ns_world_transition(&w, ws, hs, ha, N, ref);
+    ns_world_tstate(&w, ws, hs, N, ts);
+    ns_world_taction(&w, ws, ha, N, ta);
+    ns_world_transition_split(&w, ws, ts, (size_t)sd, ta, (size_t)ad, N, got);
+    double md = 0, spread = 0;
+    for (int i = 0; i < N * O; i++) {
+        md = fmax(md, fabs(ref[i] - got[i]));
+        spread = fmax(spread, fabs(ref[i] - ref[i % O]));
+    }
+    CHECK(md < 1e-5);
+    CHECK(spread > 0.1); /* the pairs differ: the check is not vacuous */
+    /* one state, N actions: stride 0 */
+    ns_world_transition(&w, ws, hs0, ha, N, ref);
+    ns_world_transition_split(&w, ws, ts, 0, ta, (size_t)ad, N, one);
+    md = 0;
+    for (int i = 0; i < N * O; i++) md = fmax(md, fabs(ref[i] - one[i]));
+    CHECK(md < 1e-5);
+    free(ts);
+    free(ta);
+    ns_world_ws_free(ws);
+    ns_world_free(&w);
+}
+static void test_tsplit_resmlp(void) { tsplit_check(NS_WORLD_RESMLP); }
+static void test_tsplit_film(void) { tsplit_check(NS_WORLD_FILM); }
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_world_%d", (int)getpid());
@@ -673,6 +726,8 @@ int main(void)
     have_ds = build_ds();
     if (!have_ds) printf("FAIL dataset\n");
     NS_RUN(test_builtin);
+    NS_RUN(test_tsplit_resmlp);
+    NS_RUN(test_tsplit_film);
     NS_RUN(test_gradcheck_resmlp);
     NS_RUN(test_gradcheck_film);
     NS_RUN(test_gradcheck_dense_grid_deep);
