@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Per-transition latency of the EmbedPlan world model at 384-d dense inputs
+# (MiniLM's width), nextstate vs PyTorch (CPU, inference mode), one thread
+# each, side by side on the same checkpoint, features, test queries and
+# 128-candidate pools (issue #4 item 4; the paper reports 0.168 ms per
+# transition with cached state embeddings).  Five measurements (evaluate.h):
+#   (a) full        heads for the query + T + scoring 128 cached candidates, batch 1
+#   (a) batch 64    the same in batches of 64 queries, per transition
+#   (b) T           T + scoring on cached projections, batch 1
+#   (b) split T     T split into state-only / action-only parts cached with the projections, batch 1
+#   (b) expansion   split T for every applicable action of the query state, scored, per transition
+# Data: generated ferry problems (bench/train_torch.sh's), Interpolation split, fixed random 384-d
+# features (`featurize --kind random --dim 384`); a short training run (latency does not depend on
+# the weights' values; PyTorch's test Hit@5 with worst-case ties is checked against nextstate's).
+# Writes OUT/results.json and OUT/results.md.
+#   bench/latency_torch.sh [OUT]        (default results/bench_latency_torch)
+# env: DIM (384), EPOCHS (5), QUERIES (200), GEN_OPTS ("--cars 5"), SEEDS ("1 2 3 4 5 6 7 8"),
+#      TORCH_PYTHON (/usr/bin/python3), BUILD (build)
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+NS="$PWD/$BUILD/nextstate"
+PY=${TORCH_PYTHON:-/usr/bin/python3}
+OUT=${1:-results/bench_latency_torch}
+DIM=${DIM:-384}
+EPOCHS=${EPOCHS:-5}
+QUERIES=${QUERIES:-200}
+GEN_OPTS=${GEN_OPTS:---cars 5}
+SEEDS=${SEEDS:-1 2 3 4 5 6 7 8}
+if ! "$PY" -c 'import torch' 2>/dev/null; then
+    echo "bench/latency_torch.sh: PyTorch missing for $PY (apt-get install python3-torch)" >&2
+    exit 77
+fi
+[ -x "$NS" ] || make -s
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+mkdir -p "$OUT/problems"
+for s in $SEEDS; do
+    # shellcheck disable=SC2086
+    "$NS" gen ferry --seed "$s" $GEN_OPTS -o "$OUT/problems/p$s.pddl"
+done
+rm -rf "$OUT/dataset" "$OUT/split" "$OUT/feat-s" "$OUT/feat-a"
+"$NS" data build domains/ferry/domain.pddl "$OUT/problems" -o "$OUT/dataset" --plans 16 --quiet
+"$NS" split interpolation "$OUT/dataset" -o "$OUT/split" --pool-size 128 --seed 1 >/dev/null
+"$NS" featurize "$OUT/dataset" --kind random --dim "$DIM" --fit-all -o "$OUT/feat-s" --quiet
+"$NS" featurize "$OUT/dataset" --kind random --dim "$DIM" --fit-all --what actions -o "$OUT/feat-a" --quiet
+"$NS" train "$OUT/split" -o "$OUT/model" --state-features "$OUT/feat-s/states.npy" \
+    --action-features "$OUT/feat-a/actions.npy" --lr 1e-3 --epochs "$EPOCHS" --seed 1 --quiet >/dev/null
+cut -d' ' -f1-3 /proc/loadavg >"$OUT/loadavg.txt"
+"$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet >"$OUT/nextstate.json"
+hw=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["hit@5_worst"])' "$OUT/nextstate.json")
+"$PY" bench/latency_torch.py "$OUT/split" "$OUT/model" "$OUT/feat-s/states.npy" "$OUT/feat-a/actions.npy" \
+    --queries "$QUERIES" --threads 1 --ns-hit5-worst "$hw" >"$OUT/torch.json"
+"$PY" - "$OUT" "$DIM" <<'EOF'
+import json, sys
+out, dim = sys.argv[1], sys.argv[2]
+ns, th = json.load(open(f"{out}/nextstate.json"))["metrics"], json.load(open(f"{out}/torch.json"))
+rows = [("(a) full, batch 1", "latency_full_us", "full_us", 20),
+        ("(a) full, batches of 64", "latency_full_batch_us", "full_batch_us", 20),
+        ("(b) T + scoring, batch 1", "latency_transition_us", "transition_us", 5),
+        ("(b) split T + scoring, batch 1", "latency_transition_split_us", "split_us", 5),
+        ("(b) split T over a state's applicable actions", "latency_expand_us", "expand_us", 5)]
+res = {"dim": int(dim), "load": open(f"{out}/loadavg.txt").read().split(), "rows": []}
+lines = [f"# World-model latency per transition, {dim}-d inputs, 1 thread: nextstate vs PyTorch {th['torch']}", "",
+         "| measurement | nextstate µs | PyTorch µs | speed-up | goal µs | paper µs |", "|---|---|---|---|---|---|"]
+for name, nk, tk, goal in rows:
+    a, b = ns[nk], th[tk]
+    res["rows"].append({"measurement": name, "nextstate_us": a, "torch_us": b, "speedup": b / a, "goal_us": goal})
+    lines.append(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.1f}× | ≤ {goal} | 168 |")
+lines += ["", f"Applicable actions per expanded state: {ns['latency_expand_actions']:.1f}.  "
+          f"Test Hit@5 (worst-case ties) nextstate {ns['hit@5_worst']:.4f}, PyTorch on the same weights {th['hit5_worst']:.4f}.  "
+          f"Load average before the run: {' '.join(res['load'])}."]
+res["hit5_worst"] = {"nextstate": ns["hit@5_worst"], "torch": th["hit5_worst"]}
+json.dump(res, open(f"{out}/results.json", "w"), indent=1)
+open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+EOF
