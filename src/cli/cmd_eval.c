@@ -1,6 +1,9 @@
 /* cmd_eval.c — `nextstate eval SPLIT_DIR MODEL`: Hit@k, Acc@k, latency and
  * parameter counts of a trained world model (evaluate.h) on a split's test
- * list (or its dev list with --on dev). */
+ * list (or its dev list with --on dev); plan-level teacher-forced metrics
+ * when the datasets hold sampled plans; a pool-size sweep (--pool-sweep)
+ * and closed-loop rollout (--rollout). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +13,44 @@
 #include "nextstate/split.h"
 #include "nextstate/world.h"
 
+/* "128,512,full" → sizes (0 = full); false (after printing) when bad. */
+static bool parse_sweep(const char *v, int **sizes, int *n)
+{
+    *n = 0;
+    *sizes = ns_xmalloc((strlen(v) / 2 + 1) * sizeof **sizes);
+    const char *p = v;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 4 && !strncmp(p, "full", 4)) {
+            (*sizes)[(*n)++] = 0;
+        } else {
+            char *end;
+            errno = 0;
+            long x = strtol(p, &end, 10);
+            if (len == 0 || end != p + len || errno || x < 2 || x > 1000000000L) {
+                cli_usage("eval", "--pool-sweep expects a comma-separated list of pool sizes ≥ 2 or 'full', given '%s'", v);
+                return false;
+            }
+            (*sizes)[(*n)++] = (int)x;
+        }
+        if (!e) return true;
+        p = e + 1;
+    }
+}
+
+static bool has_plans(const ns_dataset *const *ds, int n)
+{
+    for (int d = 0; d < n; d++)
+        if (ds[d]->plan_problem.shape[0] > 0) return true;
+    return false;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     const char *split_dir = NULL, *model = NULL, *sspec = NULL, *aspec = NULL, *on = "test";
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, rollout = false;
+    int *sweep = NULL, nsweep = 0, rollout_pool = 0;
     ns_eval_opts eo;
     ns_eval_opts_init(&eo);
     int rc = 0;
@@ -23,6 +60,7 @@ int cmd_eval(int argc, char **argv)
         if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--quiet")) quiet = true;
         else if (!strcmp(a, "--no-acc")) eo.acc = false;
+        else if (!strcmp(a, "--rollout")) rollout = true;
         else if (a[0] != '-' || !a[1]) {
             if (!split_dir) split_dir = a;
             else if (!model) model = a;
@@ -41,15 +79,29 @@ int cmd_eval(int argc, char **argv)
             } else if (!strcmp(a, "--latency")) {
                 if (!cli_parse_long("eval", a, v, &n) || n < 0) rc = cli_usage("eval", "--latency expects an integer ≥ 0");
                 else eo.latency_queries = (int)n;
+            } else if (!strcmp(a, "--pool-sweep")) {
+                free(sweep);
+                if (!parse_sweep(v, &sweep, &nsweep)) rc = NS_ERR_USAGE;
+            } else if (!strcmp(a, "--rollout-pool")) {
+                if (!cli_parse_long("eval", a, v, &n)) rc = NS_ERR_USAGE;
+                else if (n < 2 || n > 1000000000L)
+                    rc = cli_usage("eval", "--rollout-pool expects a pool size ≥ 2, given '%s'", v);
+                else rollout_pool = (int)n, rollout = true;
             } else rc = cli_usage("eval", "unknown option '%s' (see `nextstate help eval`)", a);
         }
     }
-    if (rc) return rc;
-    if (!split_dir || !model) return cli_usage("eval", "expects SPLIT_DIR MODEL");
+    if (!rc && (!split_dir || !model)) rc = cli_usage("eval", "expects SPLIT_DIR MODEL");
+    if (rc) {
+        free(sweep);
+        return rc;
+    }
     ns_error err;
     ns_world w;
     char *meta = NULL, *ms = NULL, *ma = NULL;
-    if (ns_world_load(&w, model, &meta, &err)) return cli_report(&err);
+    if (ns_world_load(&w, model, &meta, &err)) {
+        free(sweep);
+        return cli_report(&err);
+    }
     ns_vocab sv, av;
     ns_feature_std sstd, astd;
     if (ns_world_features_parse(meta, &ms, &ma, &sv, &av, &sstd, &astd, &err)) {
@@ -58,6 +110,7 @@ int cmd_eval(int argc, char **argv)
         ns_vocab_free(&sv);
         ns_vocab_free(&av);
         free(meta);
+        free(sweep);
         ns_world_free(&w);
         return cli_report(&err);
     }
@@ -70,7 +123,12 @@ int cmd_eval(int argc, char **argv)
     int loaded = 0;
     ns_world_inputs in;
     memset(&in, 0, sizeof in);
-    int64_t *pools = NULL;
+    int64_t *pools = NULL, *rpools = NULL;
+    ns_eval_sweep *sw = NULL;
+    ns_eval_plan_result pr;
+    ns_eval_rollout_result ro;
+    memset(&ro, 0, sizeof ro);
+    bool plans = false;
     ns_buf b;
     ns_buf_init(&b);
     if (ns_split_load(&sp, split_dir, &err)) goto fail;
@@ -103,6 +161,24 @@ int cmd_eval(int argc, char **argv)
     eo.progress = !quiet;
     ns_eval_result r;
     if (ns_eval_world(&w, &in, refs, pl, psize, &eo, &r, &err)) goto fail;
+    /* fresh pools (sweep, rollout) are keyed by --seed like the dev pools */
+    if (nsweep) {
+        sw = ns_xcalloc((size_t)nsweep, sizeof *sw);
+        if (ns_eval_pool_sweep(&w, &in, refs, sp.protocol, sweep, nsweep, eo.seed ^ 0x7377656570ULL, eo.seed, sw, &err))
+            goto fail;
+    }
+    plans = has_plans(ds, sp.ndatasets);
+    if (plans && ns_eval_plans(&w, &in, refs, pl, psize, eo.seed, &pr, &err)) goto fail;
+    if (rollout) {
+        const int64_t *rp = pl;
+        int rs = psize;
+        if (rollout_pool) {
+            rpools = ns_eval_make_pools(&in, refs, sp.protocol, rollout_pool, eo.seed ^ 0x726f6c6cULL);
+            rp = rpools;
+            rs = rollout_pool;
+        }
+        if (ns_eval_rollout(&w, &in, refs, rp, rs, eo.seed, &ro, &err)) goto fail;
+    }
     if (json) {
         ns_buf_puts(&b, "{\"split\": ");
         ns_json_put_str(&b, split_dir);
@@ -118,10 +194,25 @@ int cmd_eval(int argc, char **argv)
         ns_json_put_str(&b, aspec);
         ns_buf_puts(&b, ", \"metrics\": ");
         ns_eval_json(&r, &b);
+        if (nsweep) {
+            ns_buf_puts(&b, ", \"pool_sweep\": ");
+            ns_eval_sweep_json(sw, nsweep, &b);
+        }
+        if (plans) {
+            ns_buf_puts(&b, ", \"plans\": ");
+            ns_eval_plans_json(&pr, &b);
+        }
+        if (rollout) {
+            ns_buf_puts(&b, ", \"rollout\": ");
+            ns_eval_rollout_json(&ro, &b);
+        }
         ns_buf_puts(&b, "}\n");
     } else {
         ns_buf_printf(&b, "%s on %s (%s, %s list)\n", model, split_dir, ns_protocol_name(sp.protocol), on);
         ns_eval_table(&r, &b);
+        if (nsweep) ns_eval_sweep_table(sw, nsweep, &b);
+        if (plans) ns_eval_plans_table(&pr, &b);
+        if (rollout) ns_eval_rollout_table(&ro, &b);
     }
     fputs(b.data, stdout);
     goto done;
@@ -130,6 +221,10 @@ fail:
 done:
     ns_buf_free(&b);
     free(pools);
+    free(rpools);
+    free(sw);
+    free(sweep);
+    ns_eval_rollout_free(&ro);
     ns_world_inputs_free(&in);
     cli_split_datasets_free(dss, ds, loaded);
     ns_split_free(&sp);

@@ -117,10 +117,23 @@ static const command commands[] = {
      "  The epoch with the best dev Hit@5 is kept (never the test list).  --json prints the run's summary."},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"
-     "               [--seed S] [--no-acc] [--latency N] [--json] [--quiet]\n"
+     "               [--seed S] [--no-acc] [--latency N] [--pool-sweep N,N,…,full] [--rollout]\n"
+     "               [--rollout-pool N] [--json] [--quiet]\n"
      "  Ranks each test transition's pool by cosine to the prediction: Hit@1/5/10 with random (seeded) and\n"
      "  worst-case tie-breaking; Acc@1/5/10 of the true action among every applicable action; latency per\n"
      "  query (a) heads + T + 128-way scoring, (b) T + scoring, over N queries (default 200; 0: none).\n"
+     "  Plans (when the datasets hold sampled plans): the plans whose every step is in the list, each step\n"
+     "  teacher-forced and ranked in its transition's pool — per-step Hit@1/5, mean over plans of the\n"
+     "  per-step Hit@5, and exact trajectory Hit@5 (every step a Hit@5); JSON \"plans\".\n"
+     "  --pool-sweep: Hit@1/5/10 and MRR in fresh pools of each size N (drawn as the protocol draws them,\n"
+     "  keyed by --seed); full = every state of the query's dataset (interpolation, cross-domain,\n"
+     "  leave-one-out) or problem (extrapolation, multi-domain, plan-variant); JSON \"pool_sweep\".\n"
+     "  --rollout: closed-loop rollout along the maximal runs of plan steps in the list (distinct runs),\n"
+     "  by depth: Hit@1/5 when the next step's state input is the true state (teacher), the previous\n"
+     "  step's top-1 retrieved state (snapped) or its raw prediction (unsnapped); retention = regime ÷\n"
+     "  teacher Hit@1; drift = mean cosine of the unsnapped prediction to its nearest pool candidate.\n"
+     "  Pools: each step transition's pool, or fresh pools of N with --rollout-pool N (implies --rollout;\n"
+     "  the paper uses 1000 under interpolation); JSON \"rollout\".\n"
      "  Features default to what the checkpoint was trained with."},
     {"reference", cmd_reference, "non-learned reference methods (identity, offset, lifted STRIPS) on a split",
      "nextstate reference SPLIT_DIR --method identity|offset-action|offset-schema|strips [--on test|dev]\n"

@@ -1,0 +1,314 @@
+/* test_evaluate.c — the evaluations beyond per-transition Hit@k (evaluate.h):
+ * a pool-size sweep row with the split's size and the same draw is exactly
+ * ns_eval_world on those pools, sizes past every candidate set equal the full
+ * pool, and the full pool never scores better than a pool it contains;
+ * plan-level teacher-forced per-step Hit equals the per-transition Hit of the
+ * plans' steps, with exact ≤ plan mean ≤ 1; the three rollout regimes
+ * coincide at depth 1 and the runs of a list that holds every transition are
+ * the plans; and a hand-built case — chosen plans over a dataset copy, a
+ * model whose every score ties — where every count is known. */
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "gen_fixture.h"
+#include "nextstate/dataset.h"
+#include "nextstate/evaluate.h"
+#include "nextstate/split.h"
+#include "nextstate/world.h"
+#include "test.h"
+
+static char tmpdir[256];
+static ns_dataset DS;
+static const ns_dataset *DSP[1] = {&DS};
+static bool ready;
+static ns_split SP;
+static ns_world W;
+static ns_world_inputs IN;
+static ns_vocab SV, AV;
+static ns_refs ALL; /* every transition of DS */
+
+static bool setup(void)
+{
+    char pdir[400];
+    snprintf(pdir, sizeof pdir, "%s/problems", tmpdir);
+    ns_gen_arg a[1] = {{"cars", 3}};
+    enum { NP = 6 };
+    char **paths = ns_test_gen_problems(pdir, "ferry", a, 1, NP, 11, true);
+    if (!paths) return false;
+    ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 8, 7, 0, false, false};
+    ns_error e;
+    bool ok = ns_dataset_build(&DS, "domains/ferry/domain.pddl", (const char *const *)paths, NP, &o, &e) == NS_OK;
+    ns_test_free_paths(paths, NP);
+    if (!ok) return printf("  dataset: %s\n", e.msg), false;
+    ns_split_opts so = {0};
+    so.protocol = NS_PROTO_INTERPOLATION;
+    so.pool_size = 128;
+    so.seed = 1;
+    if (ns_split_make(&SP, DSP, 1, &so, &e) != NS_OK) return printf("  split: %s\n", e.msg), false;
+    ns_vocab_init(&SV);
+    ns_vocab_init(&AV);
+    ns_builtin_fit_split(&SV, &AV, DSP, 1, &SP);
+    if (ns_world_inputs_load(&IN, DSP, 1, "builtin", "builtin", &SV, &AV, &e) != NS_OK) return false;
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.state_dim = (int)IN.state.dim;
+    c.action_dim = (int)IN.action.dim;
+    c.state_sparse = c.action_sparse = true;
+    c.state_hidden = c.action_hidden = 64;
+    if (ns_world_create(&W, &c, 1, &e) != NS_OK) return false;
+    ns_train_opts to;
+    ns_train_opts_init(&to);
+    to.lr = 2e-3;
+    to.epochs = 2; /* a partly trained model: hits neither all 0 nor all 1 */
+    to.warmup_epochs = 2;
+    to.batch = 64;
+    to.eval_every = 4;
+    ns_train_stats st;
+    if (ns_world_train(&W, &IN, &SP, &to, &st, &e) != NS_OK) return printf("  train: %s\n", e.msg), false;
+    ALL.n = ns_dataset_ntransitions(&DS);
+    ALL.ref = malloc((size_t)ALL.n * 2 * sizeof(int64_t));
+    for (int64_t t = 0; t < ALL.n; t++) ALL.ref[2 * t] = 0, ALL.ref[2 * t + 1] = t;
+    printf("  %lld states, %lld transitions, %lld plans\n", (long long)ns_dataset_nstates(&DS), (long long)ALL.n,
+           (long long)DS.plan_problem.shape[0]);
+    return true;
+}
+
+static ns_eval_opts plain_opts(uint64_t seed)
+{
+    ns_eval_opts o;
+    ns_eval_opts_init(&o);
+    o.seed = seed;
+    o.acc = false;
+    o.latency_queries = 0;
+    return o;
+}
+
+/* ---- pool-size sweep ----------------------------------------------------------------- */
+
+static void test_sweep_reproduces_eval(void)
+{
+    if (!ready) return;
+    ns_protocol protos[2] = {NS_PROTO_INTERPOLATION, NS_PROTO_EXTRAPOLATION};
+    for (int p = 0; p < 2; p++) {
+        int64_t *pools = ns_eval_make_pools(&IN, &SP.test, protos[p], SP.pool_size, 77);
+        ns_eval_opts o = plain_opts(5);
+        ns_eval_result r;
+        ns_error e;
+        CHECK(ns_eval_world(&W, &IN, &SP.test, pools, SP.pool_size, &o, &r, &e) == NS_OK);
+        int sizes[4] = {SP.pool_size, 0, 1000000, 16};
+        ns_eval_sweep s[4];
+        CHECK(ns_eval_pool_sweep(&W, &IN, &SP.test, protos[p], sizes, 4, 77, 5, s, &e) == NS_OK);
+        printf("  %s: hit@5 %.3f (pool %.1f), full %.3f (pool %.1f), 16: %.3f\n", ns_protocol_name(protos[p]), s[0].hit[1],
+               s[0].mean_pool, s[1].hit[1], s[1].mean_pool, s[3].hit[1]);
+        /* N = the split's size, same draw: exactly the ordinary evaluation */
+        CHECK(s[0].pool == SP.pool_size && s[0].n == r.n && s[0].mean_pool == r.mean_pool);
+        for (int k = 0; k < 3; k++) CHECK(s[0].hit[k] == r.hit[k] && s[0].hit_worst[k] == r.hit_worst[k]);
+        CHECK(s[0].mrr == r.mrr);
+        /* a pool wider than every candidate set holds them all: the full pool's candidates */
+        CHECK(s[1].pool == 0 && s[2].pool == 1000000);
+        CHECK(s[1].mean_pool == s[2].mean_pool);
+        for (int k = 0; k < 3; k++) CHECK(s[1].hit_worst[k] == s[2].hit_worst[k]);
+        /* the full pool contains the 128-pool: it cannot score better (worst ties: no draw) */
+        for (int k = 0; k < 3; k++) CHECK(s[1].hit_worst[k] <= s[0].hit_worst[k]);
+        CHECK(s[1].mean_pool >= s[0].mean_pool && s[3].mean_pool <= 16);
+        /* the test needs a model that ranks: neither chance nor perfect */
+        CHECK(s[0].hit[1] > 0.2 && s[1].hit_worst[0] < 1);
+        free(pools);
+    }
+    /* the full pool of interpolation is the dataset, of extrapolation the problem */
+    int sizes[1] = {0};
+    ns_eval_sweep a, b;
+    ns_error e;
+    CHECK(ns_eval_pool_sweep(&W, &IN, &ALL, NS_PROTO_INTERPOLATION, sizes, 1, 1, 1, &a, &e) == NS_OK);
+    CHECK(ns_eval_pool_sweep(&W, &IN, &ALL, NS_PROTO_PLAN_VARIANT, sizes, 1, 1, 1, &b, &e) == NS_OK);
+    double want = 0;
+    for (int64_t t = 0; t < ALL.n; t++) want += (double)DS.problems[ns_dataset_transition(&DS, t)[0]].nstates;
+    CHECK(a.mean_pool == (double)ns_dataset_nstates(&DS));
+    CHECK(fabs(b.mean_pool - want / (double)ALL.n) < 1e-9);
+}
+
+/* ---- plan-level ------------------------------------------------------------------------ */
+
+static void test_plans_teacher_forced(void)
+{
+    if (!ready) return;
+    int64_t *pools = ns_eval_make_pools(&IN, &ALL, NS_PROTO_INTERPOLATION, 64, 3);
+    ns_eval_plan_result r;
+    ns_error e;
+    CHECK(ns_eval_plans(&W, &IN, &ALL, pools, 64, 9, &r, &e) == NS_OK);
+    /* every transition listed: every plan is whole */
+    int64_t K = DS.plan_problem.shape[0];
+    const int64_t *po = DS.plan_offsets.data, *pt = DS.plan_transitions.data;
+    CHECK_EQ_INT(r.n, K);
+    CHECK_EQ_INT(r.steps, po[K]);
+    CHECK(fabs(r.mean_len - (double)po[K] / (double)K) < 1e-12);
+    /* per-step Hit (worst ties: no draw) = each transition's own Hit, step by step */
+    double h1 = 0, h5 = 0;
+    ns_eval_opts o = plain_opts(1);
+    for (int64_t j = 0; j < po[K]; j++) {
+        int64_t ref[2] = {0, pt[j]};
+        ns_refs one = {ref, 1};
+        ns_eval_result q;
+        CHECK(ns_eval_world(&W, &IN, &one, pools + pt[j] * 64, 64, &o, &q, &e) == NS_OK);
+        h1 += q.hit_worst[0];
+        h5 += q.hit_worst[1];
+    }
+    printf("  %lld plans, %lld steps: Hit@1 %.3f (worst %.3f), Hit@5 %.3f, plan mean %.3f, exact %.3f\n",
+           (long long)r.n, (long long)r.steps, r.hit[0], r.hit_worst[0], r.hit[1], r.plan_mean, r.exact);
+    CHECK(r.hit_worst[0] == h1 / (double)po[K]);
+    CHECK(r.hit_worst[1] == h5 / (double)po[K]);
+    CHECK(r.exact <= r.plan_mean && r.plan_mean <= 1 && r.exact >= 0);
+    CHECK(r.hit_worst[0] <= r.hit[0] + 1e-12 && r.hit[0] <= r.hit[1]);
+    /* the test list of an interpolation split holds few whole plans; none is a clean 0 */
+    ns_refs none = {ALL.ref, 0};
+    CHECK(ns_eval_plans(&W, &IN, &none, pools, 64, 9, &r, &e) == NS_OK);
+    CHECK(r.n == 0 && r.steps == 0 && isnan(r.exact) && isnan(r.hit[1]));
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_eval_plans_json(&r, &b);
+    CHECK(strstr(b.data, "\"exact_hit@5\": null") && !strstr(b.data, "nan"));
+    ns_buf_free(&b);
+    free(pools);
+}
+
+/* ---- rollout ---------------------------------------------------------------------------- */
+
+static void test_rollout_depth_one(void)
+{
+    if (!ready) return;
+    int64_t *pools = ns_eval_make_pools(&IN, &ALL, NS_PROTO_INTERPOLATION, 100, 4);
+    ns_eval_rollout_result r;
+    ns_error e;
+    CHECK(ns_eval_rollout(&W, &IN, &ALL, pools, 100, 2, &r, &e) == NS_OK);
+    /* every transition listed: the runs are the (distinct) plans */
+    int64_t K = DS.plan_problem.shape[0];
+    const int64_t *po = DS.plan_offsets.data;
+    CHECK_EQ_INT(r.runs, K);
+    CHECK_EQ_INT(r.steps, po[K]);
+    for (int d = 1; d <= r.depths; d++) {
+        int64_t want = 0;
+        for (int64_t p = 0; p < K; p++) want += po[p + 1] - po[p] >= d;
+        CHECK_EQ_INT(r.depth[d - 1].n, want);
+    }
+    CHECK(r.depths >= 3);
+    /* depth 1: no feedback yet, the regimes coincide */
+    for (int k = 0; k < 2; k++) {
+        CHECK(r.depth[0].hit[NS_ROLL_SNAPPED][k] == r.depth[0].hit[NS_ROLL_TEACHER][k]);
+        CHECK(r.depth[0].hit[NS_ROLL_UNSNAPPED][k] == r.depth[0].hit[NS_ROLL_TEACHER][k]);
+    }
+    printf("  %lld runs; depth 1 Hit@1 %.3f; from depth 2 teacher %.3f snapped %.3f unsnapped %.3f; drift %.3f → %.3f\n",
+           (long long)r.runs, r.depth[0].hit[0][0], r.deep.hit[0][0], r.deep.hit[1][0], r.deep.hit[2][0],
+           r.depth[0].drift, r.deep.drift);
+    /* aggregates are the depth rows weighted by n */
+    double s = 0;
+    for (int d = 0; d < r.depths; d++) s += r.depth[d].hit[NS_ROLL_SNAPPED][0] * (double)r.depth[d].n;
+    CHECK(fabs(s / (double)r.all.n - r.all.hit[NS_ROLL_SNAPPED][0]) < 1e-12);
+    CHECK(r.all.n == r.steps && r.deep.n == r.steps - r.depth[0].n);
+    CHECK(r.depth[0].drift > 0 && r.depth[0].drift <= 1.0001);
+    /* deterministic */
+    ns_eval_rollout_result r2;
+    CHECK(ns_eval_rollout(&W, &IN, &ALL, pools, 100, 2, &r2, &e) == NS_OK);
+    CHECK(!memcmp(&r.all, &r2.all, sizeof r.all) && !memcmp(&r.deep, &r2.deep, sizeof r.deep));
+    ns_eval_rollout_free(&r2);
+    ns_eval_rollout_free(&r);
+    free(pools);
+}
+
+/* ---- a hand-built case ------------------------------------------------------------------- */
+
+static void test_hand_built(void)
+{
+    if (!ready) return;
+    /* DS with five chosen "plans" over transitions 0 … 11 (ids, not real plans) */
+    static int64_t off[6] = {0, 4, 8, 13, 14, 16};
+    static int64_t tr[16] = {0, 1, 2, 3, /* P0 */ 0, 1, 2, 3, /* P1 = P0 */ 4, 5, 6, 7, 8, /* P2 */ 9, /* P3 */
+                             10, 11 /* P4 */};
+    static int32_t prob[5] = {0, 0, 0, 0, 0};
+    ns_dataset D2 = DS; /* shallow: shares DS's buffers, never freed */
+    D2.plan_offsets.data = off, D2.plan_offsets.shape[0] = 6;
+    D2.plan_transitions.data = tr, D2.plan_transitions.shape[0] = 16;
+    D2.plan_problem.data = prob, D2.plan_problem.shape[0] = 5;
+    const ns_dataset *d2[1] = {&D2};
+    ns_world_inputs in;
+    ns_error e;
+    CHECK(ns_world_inputs_load(&in, d2, 1, "builtin", "builtin", &SV, &AV, &e) == NS_OK);
+    /* the list: 0 … 5, 7, 8, 9 and one transition on no plan (20); not 6, 10, 11 */
+    int64_t ref[20];
+    int64_t ids[10] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 20};
+    for (int i = 0; i < 10; i++) ref[2 * i] = 0, ref[2 * i + 1] = ids[i];
+    ns_refs L = {ref, 10};
+    /* a model whose every output is 0: every score ties */
+    ns_world z;
+    CHECK(ns_world_create(&z, &W.cfg, 1, &e) == NS_OK);
+    memset(z.p.data, 0, z.p.total * sizeof(float));
+    int64_t *pools = ns_eval_make_pools(&in, &L, NS_PROTO_INTERPOLATION, 4, 1);
+    ns_eval_plan_result p;
+    CHECK(ns_eval_plans(&z, &in, &L, pools, 4, 1, &p, &e) == NS_OK);
+    /* whole plans: P0, P1 (4 steps each), P3 (1 step) */
+    CHECK_EQ_INT(p.n, 3);
+    CHECK_EQ_INT(p.steps, 9);
+    CHECK(p.mean_len == 3.0);
+    /* 4 tying candidates: worst rank 4 — never a Hit@1, always a Hit@5; any draw is a Hit@5 */
+    CHECK(p.hit_worst[0] == 0 && p.hit_worst[1] == 1 && p.hit[1] == 1);
+    CHECK(p.plan_mean == 1 && p.exact == 1);
+    ns_eval_rollout_result r;
+    CHECK(ns_eval_rollout(&z, &in, &L, pools, 4, 1, &r, &e) == NS_OK);
+    /* runs: 0-1-2-3 (P1 repeats it), 4-5, 7-8, 9 */
+    CHECK_EQ_INT(r.runs, 4);
+    CHECK_EQ_INT(r.steps, 9);
+    CHECK_EQ_INT(r.depths, 4);
+    CHECK(r.depths == 4 && r.depth[0].n == 4 && r.depth[1].n == 3 && r.depth[2].n == 1 && r.depth[3].n == 1);
+    CHECK(r.deep.n == 5 && r.all.n == 9 && r.mean_len == 9.0 / 4.0);
+    for (int g = 0; g < NS_ROLL_REGIMES; g++) CHECK(r.all.hit[g][1] == 1);
+    CHECK(r.all.drift == 0); /* a zero prediction has cosine 0 to everything */
+    ns_eval_rollout_free(&r);
+    /* pool sweep of the tying model: pools of 4 are never worst-case Hit@1, always Hit@5;
+     * the full pool (the dataset, > 10 states) never a worst-case Hit@10 */
+    int sizes[2] = {4, 0};
+    ns_eval_sweep s[2];
+    CHECK(ns_eval_pool_sweep(&z, &in, &L, NS_PROTO_INTERPOLATION, sizes, 2, 1, 1, s, &e) == NS_OK);
+    CHECK(s[0].mean_pool == 4 && s[0].hit_worst[0] == 0 && s[0].hit_worst[1] == 1 && s[0].hit[1] == 1);
+    CHECK(ns_dataset_nstates(&DS) > 10 && s[1].hit_worst[2] == 0);
+    CHECK(s[1].mean_pool == (double)ns_dataset_nstates(&DS));
+    /* the list without any plan: no plans, no runs, nothing divided by zero */
+    ns_refs one = {ref + 18, 1};
+    CHECK(ns_eval_plans(&z, &in, &one, pools + 9 * 4, 4, 1, &p, &e) == NS_OK && p.n == 0);
+    CHECK(ns_eval_rollout(&z, &in, &one, pools + 9 * 4, 4, 1, &r, &e) == NS_OK && r.runs == 0 && r.depths == 0);
+    CHECK(isnan(r.retention[0]) && r.all.n == 0);
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_eval_rollout_json(&r, &b);
+    CHECK(strstr(b.data, "\"depths\": []") && !strstr(b.data, "nan"));
+    ns_buf_free(&b);
+    ns_eval_rollout_free(&r);
+    free(pools);
+    ns_world_free(&z);
+    ns_world_inputs_free(&in);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_evaluate_%d", (int)getpid());
+    ns_error e;
+    ns_mkdir_p(tmpdir, &e);
+    ready = setup();
+    if (!ready) printf("FAIL setup\n");
+    NS_RUN(test_sweep_reproduces_eval);
+    NS_RUN(test_plans_teacher_forced);
+    NS_RUN(test_rollout_depth_one);
+    NS_RUN(test_hand_built);
+    if (ready) {
+        free(ALL.ref);
+        ns_world_free(&W);
+        ns_world_inputs_free(&IN);
+        ns_vocab_free(&SV);
+        ns_vocab_free(&AV);
+        ns_split_free(&SP);
+        ns_dataset_free(&DS);
+    }
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);
+    if (!ready) ns_t_fail++;
+    return ns_test_summary("test_evaluate");
+}
