@@ -5,7 +5,8 @@
 # Extrapolation Hit@5 per domain.  Writes OUT/results.json and OUT/results.md
 # (and OUT/tokens.md: word pieces per state prompt, `nextstate embed stats`).
 #   experiments/embedplan_minilm9.sh [OUT]
-# env: MODEL (all-MiniLM-L6-v2), SEED (1), JOBS (2), TL (10 s per problem)
+# env: MODEL (all-MiniLM-L6-v2; all-mpnet-base-v2), SEED (1), JOBS (2), TL (10 s per problem),
+#      DOMAINS (ACPBench folders, default all nine)
 #      VARIANTS  how prompts reach the encoder, any of
 #                  paper        the exact EmbedPlan prompt, truncated at max_seq_length (default)
 #                  state-first  the same blocks with CURRENT STATE first (`embed --layout state-first`)
@@ -35,7 +36,7 @@ JOBS=${JOBS:-2}
 TL=${TL:-10}
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT"
-domains="blocksworld-4ops depots ferry floor-tile gold-miner-typed grid logistics-strips rover satellite"
+domains=${DOMAINS:-blocksworld-4ops depots ferry floor-tile gold-miner-typed grid logistics-strips rover satellite}
 tag() { echo "lr$1-e$2"; } # LR EPOCHS
 one_domain() { # ACPBench folder
     local d=$1 dir="$OUT/$1" v
