@@ -229,9 +229,9 @@ with open(os.path.join(out, "results.json"), "w") as f:
 with open(os.path.join(out, "results.md"), "w") as f:
     f.write("\n".join(L) + "\n")
 bar_plot(os.path.join(out, "ladder.png"), protocols,
-         {LABEL.get(e, e): [summary[p][e]["hit@5"]["mean"] for p in protocols] for e in encoders},
-         "Hit@5 (%), mean over domains", f"Exposure ladder ({data})",
-         hline=summary[protocols[0]]["chance"]["hit@5"]["mean"] if protocols else None)
+         {LABEL.get(e, e) if e != "chance" else "chance (pools)": [summary[p][e]["hit@5"]["mean"] for p in protocols]
+          for e in encoders + ["chance"]},
+         "Hit@5 (%), mean over domains", f"Exposure ladder ({data})")
 print("\n".join(L))
 EOF
 echo "wrote $OUT/results.json and $OUT/results.md"
