@@ -10,7 +10,7 @@
 #              suite — experiments/suite_embedplan9.sh's datasets (ACPBench + generated problems,
 #                      --successors) under SUITE, read only; commands that re-ground problems
 #                      (`encode`) run from SUITE_CWD because their manifests hold relative paths
-#   ACP_DATA (results/acp), SUITE (/work/main/results/suite when it exists, else results/suite),
+#   ACP_DATA (results/acp), SUITE (results/suite, built by experiments/suite_embedplan9.sh),
 #   SUITE_CWD (the directory SUITE's manifests are relative to: SUITE/../..), TL (10 s per problem),
 #   MODEL (all-MiniLM-L6-v2), MINILM_MAX_STATES (3000: text embedding runs ~11 prompts/s on one
 #   core, so larger datasets get no MiniLM cell), BUILD (build), NS_BIN, PYTHON (/usr/bin/python3),
@@ -22,7 +22,7 @@ BENCH=${NEXTSTATE_BENCHMARKS:-$PWD/../shared/benchmarks}
 DATA=${DATA:-acp}
 ACP_DATA=$(realpath -m "${ACP_DATA:-results/acp}")
 if [ -z "${SUITE:-}" ]; then
-    if [ -f /work/main/results/suite/ferry/data/manifest.json ]; then SUITE=/work/main/results/suite; else SUITE=results/suite; fi
+    SUITE=results/suite
 fi
 SUITE=$(realpath -m "$SUITE")
 SUITE_CWD=${SUITE_CWD:-$(realpath -m "$SUITE/../..")}

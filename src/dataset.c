@@ -1,4 +1,5 @@
 /* dataset.c — building, saving and loading transition datasets. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "nextstate/dataset.h"
 
 #include <stdio.h>
@@ -50,12 +51,24 @@ static char **strs_from_task(const ns_task *t, int n, void (*fn)(const ns_task *
     return out;
 }
 
+/* The absolute form of a path read from, so that a manifest's file names
+ * work from any working directory (`encode` re-grounds its problems); the
+ * path as given when it does not resolve. */
+static char *abs_path(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (!r) return ns_xstrdup(path);
+    char *c = ns_xstrdup(r);
+    free(r);
+    return c;
+}
+
 static void fill_problem_names(ns_ds_problem *pr, const ns_task *t, const char *file)
 {
     const ns_problem *p = t->problem;
     const ns_domain *d = t->domain;
     pr->name = ns_xstrdup(p->name);
-    pr->file = ns_xstrdup(file);
+    pr->file = abs_path(file);
     pr->nobjects = p->nobjects;
     pr->objects = ns_xmalloc(sizeof(char *) * ((size_t)p->nobjects + 1));
     pr->object_types = ns_xmalloc(sizeof(char *) * ((size_t)p->nobjects + 1));
@@ -222,7 +235,7 @@ ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *
     ns_status st = ns_domain_read(&d, domain_path, err);
     if (st != NS_OK) return st;
     ds->domain_name = ns_xstrdup(d.name);
-    ds->domain_file = ns_xstrdup(domain_path);
+    ds->domain_file = abs_path(domain_path);
     ds->mode = o->mode;
     ds->successors = o->successors;
     ds->max_states = (int64_t)o->max_states;

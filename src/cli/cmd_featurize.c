@@ -137,8 +137,9 @@ static int parse_args(int argc, char **argv, fz_args *a)
             i++;
         }
     }
-    if (!a->dataset || !a->out || !a->kind_name)
-        return cli_usage("featurize", "expects DATASET_DIR --kind KIND -o OUTDIR (see nextstate help featurize)");
+    if (!a->dataset || !a->out || (!a->kind_name && !a->vocab))
+        return cli_usage("featurize", "expects DATASET_DIR --kind KIND -o OUTDIR, or --vocab FILE in place of --kind "
+                                      "(see nextstate help featurize)");
     if (strcmp(a->what, "states") && strcmp(a->what, "actions"))
         return cli_usage("featurize", "--what expects states or actions");
     if (!!a->fit_on + !!a->vocab + a->fit_all > 1)
@@ -251,6 +252,11 @@ int cmd_featurize(int argc, char **argv)
         if (ns_featurizer_load(&f, a.vocab, &err) != NS_OK) return cli_report(&err);
         have_f = true;
         o = f.opts;
+        if (a.kind_name && ns_feat_kind_parse(a.kind_name) != (int)o.kind && strcmp(a.kind_name, "context")) {
+            ns_featurizer_free(&f);
+            return cli_usage("featurize", "%s holds a %s featurizer; --kind %s does not match", a.vocab,
+                             ns_feat_kind_name(o.kind), a.kind_name);
+        }
         bool actions = !strcmp(a.what, "actions");
         if ((o.source == NS_FEAT_SRC_ACTION) != actions) {
             ns_featurizer_free(&f);
