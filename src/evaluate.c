@@ -508,30 +508,28 @@ int64_t *ns_eval_make_pools(const ns_world_inputs *in, const ns_refs *refs, ns_p
     return pools;
 }
 
+/* `, "NAME@1": v[0], "NAME@5": v[1]…` for the first n of k = 1, 5, 10, with
+ * SUFFIX after the k ("" or "_worst"). */
+static void put_at_k(ns_buf *b, const char *name, const char *suffix, const double *v, int n)
+{
+    static const char *ks[3] = {"1", "5", "10"};
+    for (int k = 0; k < n; k++) {
+        ns_buf_printf(b, ", \"%s@%s%s\": ", name, ks[k], suffix);
+        ns_json_put_num(b, v[k]);
+    }
+}
+
 void ns_eval_json(const ns_eval_result *r, ns_buf *b)
 {
     ns_buf_printf(b, "{\"n\": %lld, \"pool_size\": %d, \"mean_pool\": ", (long long)r->n, r->pool_size);
     ns_json_put_num(b, r->mean_pool);
-    static const char *ks[3] = {"1", "5", "10"};
-    for (int k = 0; k < 3; k++) {
-        ns_buf_printf(b, ", \"hit@%s\": ", ks[k]);
-        ns_json_put_num(b, r->hit[k]);
-    }
-    for (int k = 0; k < 3; k++) {
-        ns_buf_printf(b, ", \"hit@%s_worst\": ", ks[k]);
-        ns_json_put_num(b, r->hit_worst[k]);
-    }
+    put_at_k(b, "hit", "", r->hit, 3);
+    put_at_k(b, "hit", "_worst", r->hit_worst, 3);
     ns_buf_puts(b, ", \"mrr\": ");
     ns_json_put_num(b, r->mrr);
     ns_buf_printf(b, ", \"n_acc\": %lld", (long long)r->n_acc);
-    for (int k = 0; k < 3; k++) {
-        ns_buf_printf(b, ", \"acc@%s\": ", ks[k]);
-        ns_json_put_num(b, r->acc[k]);
-    }
-    for (int k = 0; k < 3; k++) {
-        ns_buf_printf(b, ", \"acc@%s_worst\": ", ks[k]);
-        ns_json_put_num(b, r->acc_worst[k]);
-    }
+    put_at_k(b, "acc", "", r->acc, 3);
+    put_at_k(b, "acc", "_worst", r->acc_worst, 3);
     ns_buf_puts(b, ", \"mean_actions\": ");
     ns_json_put_num(b, r->mean_actions);
     ns_buf_puts(b, ", \"latency_full_us\": ");
@@ -938,15 +936,8 @@ void ns_eval_plans_json(const ns_eval_plan_result *r, ns_buf *b)
 {
     ns_buf_printf(b, "{\"n\": %lld, \"steps\": %lld, \"mean_len\": ", (long long)r->n, (long long)r->steps);
     ns_json_put_num(b, r->mean_len);
-    static const char *ks[2] = {"1", "5"};
-    for (int k = 0; k < 2; k++) {
-        ns_buf_printf(b, ", \"hit@%s\": ", ks[k]);
-        ns_json_put_num(b, r->hit[k]);
-    }
-    for (int k = 0; k < 2; k++) {
-        ns_buf_printf(b, ", \"hit@%s_worst\": ", ks[k]);
-        ns_json_put_num(b, r->hit_worst[k]);
-    }
+    put_at_k(b, "hit", "", r->hit, 2);
+    put_at_k(b, "hit", "_worst", r->hit_worst, 2);
     ns_buf_puts(b, ", \"plan_mean_hit@5\": ");
     ns_json_put_num(b, r->plan_mean);
     ns_buf_puts(b, ", \"exact_hit@5\": ");
