@@ -818,8 +818,22 @@ static int cmp_order(const void *a, const void *b)
 /* whole: the plans wholly in the list, one run each; else the maximal runs
  * of in-list steps of every plan, each distinct transition sequence once
  * (its first occurrence, in dataset and plan order). */
-static void find_runs(const ns_world_inputs *in, const ns_refs *refs, bool whole, plan_runs *R)
+static int cmp_pair(const void *a, const void *b)
 {
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* only (NULL: every plan): the (dataset, plan) pairs to consider. */
+static void find_runs(const ns_world_inputs *in, const ns_refs *refs, bool whole, const ns_refs *only, plan_runs *R)
+{
+    int64_t *sel = NULL;
+    if (only) {
+        sel = ns_xmalloc((size_t)(only->n ? only->n : 1) * 2 * sizeof *sel);
+        memcpy(sel, only->ref, (size_t)only->n * 2 * sizeof *sel);
+        qsort(sel, (size_t)only->n, 2 * sizeof *sel, cmp_pair);
+    }
     reftrip *tr = ns_xmalloc((size_t)(refs->n ? refs->n : 1) * sizeof *tr);
     for (int64_t i = 0; i < refs->n; i++) tr[i] = (reftrip){refs->ref[2 * i], refs->ref[2 * i + 1], i};
     qsort(tr, (size_t)refs->n, sizeof *tr, cmp_trip);
@@ -830,6 +844,8 @@ static void find_runs(const ns_world_inputs *in, const ns_refs *refs, bool whole
         int64_t K = ds->plan_problem.shape[0];
         const int64_t *po = ds->plan_offsets.data, *pt = ds->plan_transitions.data;
         for (int64_t p = 0; p < K; p++) {
+            int64_t key[2] = {d, p};
+            if (sel && !bsearch(key, sel, (size_t)only->n, 2 * sizeof *sel, cmp_pair)) continue;
             int64_t a = po[p], e = po[p + 1];
             for (int64_t k = a; k < e;) {
                 int64_t j = k;
@@ -865,6 +881,7 @@ static void find_runs(const ns_world_inputs *in, const ns_refs *refs, bool whole
         for (int64_t k = 0; k < keys[r].len; k++) R->src[R->off[r] + k] = first_ref(tr, refs->n, keys[r].d, keys[r].tr[k]);
     free(keys);
     free(tr);
+    free(sel);
 }
 
 static void plan_runs_free(plan_runs *R)
@@ -876,7 +893,7 @@ static void plan_runs_free(plan_runs *R)
 /* ---- plan-level metrics --------------------------------------------------------------- */
 
 ns_status ns_eval_plans(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
-                        int pool_size, uint64_t seed, ns_eval_plan_result *r, ns_error *err)
+                        int pool_size, const ns_refs *plans, uint64_t seed, ns_eval_plan_result *r, ns_error *err)
 {
     memset(r, 0, sizeof *r);
     r->mean_len = r->plan_mean = r->exact = NAN;
@@ -884,7 +901,7 @@ ns_status ns_eval_plans(const ns_world *w, const ns_world_inputs *in, const ns_r
     ns_status st = ns_world_check_inputs(w, in, err);
     if (st) return st;
     plan_runs R;
-    find_runs(in, refs, true, &R);
+    find_runs(in, refs, true, plans, &R);
     r->n = R.n;
     r->steps = R.nsteps;
     if (R.n == 0) {
@@ -993,7 +1010,7 @@ ns_status ns_eval_rollout(const ns_world *w, const ns_world_inputs *in, const ns
     ns_status st = ns_world_check_inputs(w, in, err);
     if (st) return st;
     plan_runs R;
-    find_runs(in, refs, false, &R);
+    find_runs(in, refs, false, NULL, &R);
     r->runs = R.n;
     r->steps = R.nsteps;
     int64_t maxlen = 0;

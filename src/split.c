@@ -222,7 +222,10 @@ static int cmp_plan_key(const void *a, const void *b)
     return (x->plan > y->plan) - (x->plan < y->plan);
 }
 
-static ns_status split_plan_variant(sides *sd, const ns_dataset *ds, const ns_split *sp, ns_error *err)
+/* Marks train / test transitions (plans held out per problem) and carves
+ * dev; held (NULL: not wanted) receives the held-out distinct plans as
+ * (0, plan id) pairs, in problem order. */
+static ns_status split_plan_variant(sides *sd, const ns_dataset *ds, const ns_split *sp, ns_refs *held, ns_error *err)
 {
     int64_t K = ds->plan_problem.shape[0], T = sd->len[0];
     const int64_t *po = ds->plan_offsets.data, *pt = ds->plan_transitions.data;
@@ -270,6 +273,12 @@ static ns_status split_plan_variant(sides *sd, const ns_dataset *ds, const ns_sp
         used++;
         shuffle_i64(&r, pl, k);
         int64_t ntest = frac_count(sp->test_frac, k);
+        if (held)
+            for (int64_t i = 0; i < ntest; i++) {
+                held->ref = ns_xrealloc(held->ref, sizeof(int64_t) * 2 * ((size_t)held->n + 1));
+                held->ref[2 * held->n] = 0, held->ref[2 * held->n + 1] = pl[i];
+                held->n++;
+            }
         for (int64_t i = ntest; i < k; i++)
             for (int64_t j = po[pl[i]]; j < po[pl[i] + 1]; j++) s[pt[j]] = SIDE_TRAIN;
         for (int64_t i = 0; i < ntest; i++)
@@ -519,24 +528,70 @@ static void pool_row(pooler *pl, const ns_split *sp, const ns_dataset *ds, int d
     }
 }
 
-static void make_pools(ns_split *sp, const ns_dataset *const *ds)
+int64_t *ns_split_pools_for(const ns_split *sp, const ns_dataset *const *ds, const ns_refs *refs)
 {
     int P = sp->pool_size;
-    if (P <= 0 || sp->test.n == 0) return;
+    if (P <= 0 || refs->n == 0) return NULL;
     pooler pl = {0};
     pl.P = P;
     seen_init(&pl.seen, P);
     pl.scratch = ns_xmalloc(sizeof(int64_t) * (2 * (size_t)P + 2));
     if (sp->protocol == NS_PROTO_PLAN_VARIANT) build_dag_index(&pl, ds[0]);
-    sp->pools = ns_xmalloc(sizeof(int64_t) * (size_t)sp->test.n * (size_t)P);
-    for (int64_t i = 0; i < sp->test.n; i++) {
-        int d = (int)sp->test.ref[2 * i];
-        pool_row(&pl, sp, ds[d], d, sp->test.ref[2 * i + 1], sp->pools + (size_t)i * (size_t)P);
+    int64_t *pools = ns_xmalloc(sizeof(int64_t) * (size_t)refs->n * (size_t)P);
+    for (int64_t i = 0; i < refs->n; i++) {
+        int d = (int)refs->ref[2 * i];
+        pool_row(&pl, sp, ds[d], d, refs->ref[2 * i + 1], pools + (size_t)i * (size_t)P);
     }
     seen_free(&pl.seen);
     free(pl.scratch);
     free(pl.dag);
     free(pl.dag_start);
+    return pools;
+}
+
+static void make_pools(ns_split *sp, const ns_dataset *const *ds) { sp->pools = ns_split_pools_for(sp, ds, &sp->test); }
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+ns_status ns_split_test_plans(const ns_split *sp, const ns_dataset *const *ds, int n, ns_refs *out, ns_error *err)
+{
+    out->ref = NULL;
+    out->n = 0;
+    if (n != sp->ndatasets)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the split has %d datasets, %d given", sp->ndatasets, n);
+    if (sp->protocol == NS_PROTO_PLAN_VARIANT) {
+        /* the split again, from its seed: the same shuffles give the same held-out plans */
+        sides sd;
+        sides_init(&sd, ds, 1);
+        ns_status st = split_plan_variant(&sd, ds[0], sp, out, err);
+        sides_free(&sd);
+        if (st) {
+            free(out->ref);
+            out->ref = NULL, out->n = 0;
+        }
+        return st;
+    }
+    for (int d = 0; d < n; d++) {
+        const ns_dataset *x = ds[d];
+        const int64_t *po = x->plan_offsets.data, *pt = x->plan_transitions.data;
+        for (int64_t k = 0; k < x->plan_problem.shape[0]; k++) {
+            bool all = po[k + 1] > po[k];
+            for (int64_t j = po[k]; j < po[k + 1] && all; j++) {
+                int64_t key[2] = {d, pt[j]};
+                all = bsearch(key, sp->test.ref, (size_t)sp->test.n, 2 * sizeof(int64_t), cmp_ref) != NULL;
+            }
+            if (!all) continue;
+            out->ref = ns_xrealloc(out->ref, sizeof(int64_t) * 2 * ((size_t)out->n + 1));
+            out->ref[2 * out->n] = d, out->ref[2 * out->n + 1] = k;
+            out->n++;
+        }
+    }
+    return NS_OK;
 }
 
 /* ---- make ----------------------------------------------------------------- */
@@ -613,7 +668,7 @@ ns_status ns_split_make(ns_split *sp, const ns_dataset *const *ds, int n, const 
     ns_status st = NS_OK;
     switch (o->protocol) {
     case NS_PROTO_INTERPOLATION: st = split_interpolation(&sd, sp, err); break;
-    case NS_PROTO_PLAN_VARIANT: st = split_plan_variant(&sd, ds[0], sp, err); break;
+    case NS_PROTO_PLAN_VARIANT: st = split_plan_variant(&sd, ds[0], sp, NULL, err); break;
     case NS_PROTO_EXTRAPOLATION:
     case NS_PROTO_MULTI_DOMAIN:
         for (int d = 0; d < n && st == NS_OK; d++) st = split_extrapolation(&sd, d, ds[d], sp, err);

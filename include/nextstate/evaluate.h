@@ -40,7 +40,10 @@
  *
  * PLAN-LEVEL, TEACHER-FORCED (ns_eval_plans; appendix D.7).  The sampled
  * optimal plans of the list's datasets (dataset plan arrays) whose every
- * transition is in the list; each step is scored as above with the pool of
+ * transition is in the list (`nextstate eval` on the test list: the split's
+ * held-out plans, ns_split_test_plans — under plan-variant every step of
+ * them, those on a training plan too, with the pools the split draws for
+ * them); each step is scored as above with the pool of
  * its transition's first occurrence in the list, the true state as input.
  *   steps          Σ plan lengths; mean_len = steps / plans
  *   hit[k]         per-step Hit@1, Hit@5 over all steps (random ties; steps
@@ -155,9 +158,13 @@ typedef struct ns_eval_plan_result {
     double exact;                /* plans with Hit@5 at every step */
 } ns_eval_plan_result;
 
-/* refs with their pools (refs->n × pool_size, as ns_eval_world). */
+/* refs with their pools (refs->n × pool_size, as ns_eval_world); plans
+ * (NULL: every sampled plan) restricts the plans considered to these
+ * (dataset, plan id) pairs — e.g. a split's held-out plans
+ * (ns_split_test_plans), with refs extended by their steps outside the test
+ * list and the pools the split draws for them (ns_split_pools_for). */
 ns_status ns_eval_plans(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
-                        int pool_size, uint64_t seed, ns_eval_plan_result *r, ns_error *err);
+                        int pool_size, const ns_refs *plans, uint64_t seed, ns_eval_plan_result *r, ns_error *err);
 /* {"n", "steps", "mean_len", "hit@1", "hit@5", "hit@1_worst", "hit@5_worst", "plan_mean_hit@5",
  * "exact_hit@5"} (null metrics when n = 0) and a table. */
 void ns_eval_plans_json(const ns_eval_plan_result *r, ns_buf *b);

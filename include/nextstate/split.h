@@ -107,6 +107,18 @@ ns_status ns_split_load(ns_split *sp, const char *dir, ns_error *err);
  * and every pool's first entry is its test transition's next state. */
 ns_status ns_split_check(const ns_split *sp, const ns_dataset *const *ds, int n, ns_error *err);
 
+/* The plans a split holds out, as (dataset, plan id) pairs: under
+ * plan-variant the distinct sampled plans it held out of each problem
+ * (recomputed from the datasets and the split's seed, so a split on disk
+ * needs no extra file) — steps of them that also lie on a training plan are
+ * not in the test list; under the other protocols the sampled plans whose
+ * every transition is in the test list.  out->ref is malloc'ed. */
+ns_status ns_split_test_plans(const ns_split *sp, const ns_dataset *const *ds, int n, ns_refs *out, ns_error *err);
+/* The pools the split draws for any transitions (refs->n × pool_size, malloc'ed; NULL when pool_size
+ * is 0 or refs is empty): the same rows as the stored pools for test transitions — each pool comes
+ * from a stream keyed by (seed, dataset, transition). */
+int64_t *ns_split_pools_for(const ns_split *sp, const ns_dataset *const *ds, const ns_refs *refs);
+
 /* "interpolation", "plan-variant", … <-> protocol; -1 when unknown. */
 int ns_protocol_parse(const char *name);
 const char *ns_protocol_name(ns_protocol p);

@@ -46,6 +46,38 @@ static bool has_plans(const ns_dataset *const *ds, int n)
     return false;
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* ext = test (sorted) followed by the distinct steps of the plans in held
+ * that are not in it. */
+static void held_steps(const ns_dataset **ds, const ns_refs *test, const ns_refs *held, ns_refs *ext)
+{
+    int64_t cap = test->n + 16;
+    ext->ref = ns_xmalloc((size_t)cap * 2 * sizeof *ext->ref);
+    memcpy(ext->ref, test->ref, (size_t)test->n * 2 * sizeof *ext->ref);
+    ext->n = test->n;
+    for (int64_t i = 0; i < held->n; i++) {
+        int d = (int)held->ref[2 * i];
+        int64_t k = held->ref[2 * i + 1];
+        const int64_t *po = ds[d]->plan_offsets.data, *pt = ds[d]->plan_transitions.data;
+        for (int64_t j = po[k]; j < po[k + 1]; j++) {
+            int64_t key[2] = {d, pt[j]};
+            if (bsearch(key, test->ref, (size_t)test->n, sizeof key, cmp_pair)) continue;
+            bool dup = false;
+            for (int64_t x = test->n; x < ext->n && !dup; x++) dup = ext->ref[2 * x] == d && ext->ref[2 * x + 1] == pt[j];
+            if (dup) continue;
+            if (ext->n == cap) cap *= 2, ext->ref = ns_xrealloc(ext->ref, (size_t)cap * 2 * sizeof *ext->ref);
+            ext->ref[2 * ext->n] = d, ext->ref[2 * ext->n + 1] = pt[j];
+            ext->n++;
+        }
+    }
+}
+
 int cmd_eval(int argc, char **argv)
 {
     const char *split_dir = NULL, *model = NULL, *sspec = NULL, *aspec = NULL, *on = "test";
@@ -168,7 +200,26 @@ int cmd_eval(int argc, char **argv)
             goto fail;
     }
     plans = has_plans(ds, sp.ndatasets);
-    if (plans && ns_eval_plans(&w, &in, refs, pl, psize, eo.seed, &pr, &err)) goto fail;
+    if (plans && refs == &sp.test) {
+        /* the split's held-out plans, every step: steps outside the test list (plan-variant: on a
+         * training plan too) join the list with the pools the split draws for them */
+        ns_refs held, ext;
+        if (ns_split_test_plans(&sp, ds, sp.ndatasets, &held, &err)) goto fail;
+        int64_t *xp = NULL;
+        held_steps(ds, &sp.test, &held, &ext);
+        int64_t *extra_pools = ns_split_pools_for(&sp, ds, &(ns_refs){ext.ref + 2 * sp.test.n, ext.n - sp.test.n});
+        xp = ns_xmalloc((size_t)(ext.n ? ext.n : 1) * (size_t)psize * sizeof *xp);
+        memcpy(xp, pl, (size_t)sp.test.n * (size_t)psize * sizeof *xp);
+        if (extra_pools)
+            memcpy(xp + sp.test.n * psize, extra_pools, (size_t)(ext.n - sp.test.n) * (size_t)psize * sizeof *xp);
+        ns_status st = ns_eval_plans(&w, &in, &ext, xp, psize, &held, eo.seed, &pr, &err);
+        free(extra_pools);
+        free(xp);
+        free(ext.ref);
+        free(held.ref);
+        if (st) goto fail;
+    } else if (plans && ns_eval_plans(&w, &in, refs, pl, psize, NULL, eo.seed, &pr, &err))
+        goto fail;
     if (rollout) {
         const int64_t *rp = pl;
         int rs = psize;

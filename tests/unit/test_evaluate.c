@@ -135,7 +135,7 @@ static void test_plans_teacher_forced(void)
     int64_t *pools = ns_eval_make_pools(&IN, &ALL, NS_PROTO_INTERPOLATION, 64, 3);
     ns_eval_plan_result r;
     ns_error e;
-    CHECK(ns_eval_plans(&W, &IN, &ALL, pools, 64, 9, &r, &e) == NS_OK);
+    CHECK(ns_eval_plans(&W, &IN, &ALL, pools, 64, NULL, 9, &r, &e) == NS_OK);
     /* every transition listed: every plan is whole */
     int64_t K = DS.plan_problem.shape[0];
     const int64_t *po = DS.plan_offsets.data, *pt = DS.plan_transitions.data;
@@ -161,7 +161,7 @@ static void test_plans_teacher_forced(void)
     CHECK(r.hit_worst[0] <= r.hit[0] + 1e-12 && r.hit[0] <= r.hit[1]);
     /* the test list of an interpolation split holds few whole plans; none is a clean 0 */
     ns_refs none = {ALL.ref, 0};
-    CHECK(ns_eval_plans(&W, &IN, &none, pools, 64, 9, &r, &e) == NS_OK);
+    CHECK(ns_eval_plans(&W, &IN, &none, pools, 64, NULL, 9, &r, &e) == NS_OK);
     CHECK(r.n == 0 && r.steps == 0 && isnan(r.exact) && isnan(r.hit[1]));
     ns_buf b;
     ns_buf_init(&b);
@@ -243,7 +243,7 @@ static void test_hand_built(void)
     memset(z.p.data, 0, z.p.total * sizeof(float));
     int64_t *pools = ns_eval_make_pools(&in, &L, NS_PROTO_INTERPOLATION, 4, 1);
     ns_eval_plan_result p;
-    CHECK(ns_eval_plans(&z, &in, &L, pools, 4, 1, &p, &e) == NS_OK);
+    CHECK(ns_eval_plans(&z, &in, &L, pools, 4, NULL, 1, &p, &e) == NS_OK);
     /* whole plans: P0, P1 (4 steps each), P3 (1 step) */
     CHECK_EQ_INT(p.n, 3);
     CHECK_EQ_INT(p.steps, 9);
@@ -272,7 +272,7 @@ static void test_hand_built(void)
     CHECK(s[1].mean_pool == (double)ns_dataset_nstates(&DS));
     /* the list without any plan: no plans, no runs, nothing divided by zero */
     ns_refs one = {ref + 18, 1};
-    CHECK(ns_eval_plans(&z, &in, &one, pools + 9 * 4, 4, 1, &p, &e) == NS_OK && p.n == 0);
+    CHECK(ns_eval_plans(&z, &in, &one, pools + 9 * 4, 4, NULL, 1, &p, &e) == NS_OK && p.n == 0);
     CHECK(ns_eval_rollout(&z, &in, &one, pools + 9 * 4, 4, 1, &r, &e) == NS_OK && r.runs == 0 && r.depths == 0);
     CHECK(isnan(r.retention[0]) && r.all.n == 0);
     ns_buf b;

@@ -286,6 +286,33 @@ static void test_plan_variant(void)
             if (pool == 8) CHECK(rows_group_only > 0);
             CHECK(rows_fallback > 0);
             check_pools(&sp, ds, 1);
+            /* the held-out plans, recomputed from the seed: every test transition lies on one, and
+             * every step of one is in a list (test, or train / dev where a training plan shares it:
+             * a held-out plan may be a new sequence of seen steps) */
+            ns_refs held;
+            CHECK(ns_split_test_plans(&sp, ds, 1, &held, &e) == NS_OK);
+            CHECK(held.n > 0);
+            uint8_t *on_held = calloc((size_t)T + 1, 1);
+            int64_t unlisted = 0;
+            m = mark_sides(&sp, ds, 1, &dups);
+            for (int64_t i = 0; i < held.n; i++) {
+                int64_t k = held.ref[2 * i + 1];
+                for (int64_t j = po[k]; j < po[k + 1]; j++) {
+                    on_held[pt[j]] = 1;
+                    unlisted += m[0][pt[j]] == 0; /* a step in no list: a wrong plan id */
+                }
+            }
+            int64_t off_held = 0;
+            for (int64_t i = 0; i < sp.test.n; i++) off_held += !on_held[sp.test.ref[2 * i + 1]];
+            CHECK_EQ_INT(off_held, 0);
+            CHECK_EQ_INT(unlisted, 0);
+            free_sides(m, 1);
+            free(on_held);
+            free(held.ref);
+            /* the pools the split draws for any transition: the stored ones for its test list */
+            int64_t *again = ns_split_pools_for(&sp, ds, &sp.test);
+            CHECK(again && !memcmp(again, sp.pools, sizeof(int64_t) * (size_t)sp.test.n * (size_t)pool));
+            free(again);
             ns_split_free(&sp);
         }
     }
