@@ -831,7 +831,7 @@ static void find_runs(const ns_world_inputs *in, const ns_refs *refs, bool whole
     int64_t *sel = NULL;
     if (only) {
         sel = ns_xmalloc((size_t)(only->n ? only->n : 1) * 2 * sizeof *sel);
-        memcpy(sel, only->ref, (size_t)only->n * 2 * sizeof *sel);
+        if (only->n) memcpy(sel, only->ref, (size_t)only->n * 2 * sizeof *sel);
         qsort(sel, (size_t)only->n, 2 * sizeof *sel, cmp_pair);
     }
     reftrip *tr = ns_xmalloc((size_t)(refs->n ? refs->n : 1) * sizeof *tr);

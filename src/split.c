@@ -583,7 +583,7 @@ ns_status ns_split_test_plans(const ns_split *sp, const ns_dataset *const *ds, i
             bool all = po[k + 1] > po[k];
             for (int64_t j = po[k]; j < po[k + 1] && all; j++) {
                 int64_t key[2] = {d, pt[j]};
-                all = bsearch(key, sp->test.ref, (size_t)sp->test.n, 2 * sizeof(int64_t), cmp_ref) != NULL;
+                all = sp->test.n > 0 && bsearch(key, sp->test.ref, (size_t)sp->test.n, 2 * sizeof(int64_t), cmp_ref) != NULL;
             }
             if (!all) continue;
             out->ref = ns_xrealloc(out->ref, sizeof(int64_t) * 2 * ((size_t)out->n + 1));

@@ -59,7 +59,7 @@ static void held_steps(const ns_dataset **ds, const ns_refs *test, const ns_refs
 {
     int64_t cap = test->n + 16;
     ext->ref = ns_xmalloc((size_t)cap * 2 * sizeof *ext->ref);
-    memcpy(ext->ref, test->ref, (size_t)test->n * 2 * sizeof *ext->ref);
+    if (test->n) memcpy(ext->ref, test->ref, (size_t)test->n * 2 * sizeof *ext->ref);
     ext->n = test->n;
     for (int64_t i = 0; i < held->n; i++) {
         int d = (int)held->ref[2 * i];
@@ -67,7 +67,7 @@ static void held_steps(const ns_dataset **ds, const ns_refs *test, const ns_refs
         const int64_t *po = ds[d]->plan_offsets.data, *pt = ds[d]->plan_transitions.data;
         for (int64_t j = po[k]; j < po[k + 1]; j++) {
             int64_t key[2] = {d, pt[j]};
-            if (bsearch(key, test->ref, (size_t)test->n, sizeof key, cmp_pair)) continue;
+            if (test->n && bsearch(key, test->ref, (size_t)test->n, sizeof key, cmp_pair)) continue;
             bool dup = false;
             for (int64_t x = test->n; x < ext->n && !dup; x++) dup = ext->ref[2 * x] == d && ext->ref[2 * x + 1] == pt[j];
             if (dup) continue;
