@@ -103,25 +103,12 @@ if [ -z "${TABLES_ONLY:-}" ]; then
     echo "cells finished in $(($(date +%s) - t0)) s"
 fi
 
-"$PYTHON" - "$OUT" "$DOMAINS" "$SEEDS" "$EPOCHS" "$LR" "$ENCODER" "${DATA_ROOT:-acpbench}" <<'EOF'
+PYTHONPATH="$(dirname "$0")" "$PYTHON" - "$OUT" "$DOMAINS" "$SEEDS" "$EPOCHS" "$LR" "$ENCODER" "${DATA_ROOT:-acpbench}" <<'EOF'
 import json, math, os, sys
 out, domains, seeds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
 epochs, lr, encoder, data = sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
 
-def load(p):
-    try:
-        with open(p) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-def mse(xs):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return None, None, 0
-    m = sum(xs) / len(xs)
-    se = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs)) if len(xs) > 1 else 0.0
-    return m, se, len(xs)
+from tables_lib import load, mean_se as mse  # experiments/tables_lib.py
 
 # Paper values quoted in the text (Table 10's cells are images): full-pool Hit@5 / Hit@10 and
 # the inflation 128-way ÷ full, Interpolation, Llama-3.3-70B, 3 seeds; the 128-way Hit@1 from §4.1.

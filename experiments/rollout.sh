@@ -119,26 +119,13 @@ if [ -z "${TABLES_ONLY:-}" ]; then
     echo "cells finished in $(($(date +%s) - t0)) s"
 fi
 
-"$PYTHON" - "$OUT" "$DOMAINS" "$SEEDS" "$EPOCHS" "$LR" "$ENCODER" "${DATA_ROOT:-acpbench}" "$ROLLOUT_POOL" <<'EOF'
+PYTHONPATH="$(dirname "$0")" "$PYTHON" - "$OUT" "$DOMAINS" "$SEEDS" "$EPOCHS" "$LR" "$ENCODER" "${DATA_ROOT:-acpbench}" "$ROLLOUT_POOL" <<'EOF'
 import json, math, os, sys
 out, domains, seeds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
 epochs, lr, encoder, data, rpool = sys.argv[4:9]
 REG = ("teacher", "snapped", "unsnapped")
 
-def load(p):
-    try:
-        with open(p) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-def mse(xs):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return None, None, 0
-    m = sum(xs) / len(xs)
-    se = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs)) if len(xs) > 1 else 0.0
-    return m, se, len(xs)
+from tables_lib import load, mean_se as mse  # experiments/tables_lib.py
 
 def pct(v):
     m, se, n = v
