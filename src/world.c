@@ -981,9 +981,9 @@ void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *
         memcpy(z + (size_t)i * O, sp + (res ? H : O), (size_t)O * sizeof(float));
     }
     ns_gelu_forward(g, g, (size_t)n * K);
-    /* z += g · W_lastᵀ: W2 [O × H] (resmlp) or W_o [O × O] (film) */
-    ns_sgemm(false, true, n, O, K, 1.0f, g, K, res ? resmlp_w(w, false).w2 : TP(w, 8), K, 1.0f, z, O);
-    const float *lw = res ? resmlp_w(w, false).ln_w : TP(w, 12), *lb = res ? resmlp_w(w, false).ln_b : TP(w, 13);
+    /* z += g · W_lastᵀ: W2 [O × H] (resmlp) or W_o [O × O] (film); then T's closing LayerNorm */
+    const float *wl = TP(w, res ? 2 : 8), *lw = TP(w, res ? 5 : 12), *lb = TP(w, res ? 6 : 13);
+    ns_sgemm(false, true, n, O, K, 1.0f, g, K, wl, K, 1.0f, z, O);
     ns_layernorm_forward(pred, mean, rstd, z, lw, lb, n, O, NS_LN_EPS);
 }
 
