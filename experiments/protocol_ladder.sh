@@ -89,7 +89,7 @@ fi
 "$PYTHON" - "$OUT" "$DATA" "$DOMAINS" "$PROTOCOLS" "$ENCODERS" "$EPOCHS" "$LR" "$PATIENCE" "$SEED" "$JOBS" <<'EOF'
 import os, sys
 sys.path.insert(0, os.path.join(os.getcwd(), "experiments"))
-from tables_lib import load, mean_se, chance, pct, pm, run_record, bar_plot, twin_share
+from tables_lib import load, mean_se, chance, pct, pm, run_record, bar_plot
 out, data = sys.argv[1], sys.argv[2]
 domains, protocols, encoders = sys.argv[3].split(), sys.argv[4].split(), sys.argv[5].split()
 epochs, lr, patience, seed, jobs = sys.argv[6:11]
@@ -185,26 +185,25 @@ if "interpolation" in protocols:
     P("")
     P("## Check: Interpolation Hit@5 ≥ 99.5 % with every non-null encoder?")
     P("")
-    below = [r for r in runs if r["protocol"] == "interpolation" and r["encoder"] not in NULL and (r["hit@5"] or 0) < 0.995]
     total = [r for r in runs if r["protocol"] == "interpolation" and r["encoder"] not in NULL]
-    P(f"{len(total) - len(below)} of {len(total)} non-null cells reach 99.5 % (random ties). Below it:")
+    below = [r for r in total if (r["hit@5"] or 0) < 0.995]
+    capped = [r for r in below if r.get("hit@5_ceiling") is not None and r["hit@5_ceiling"] < 0.995
+              and (r["hit@5"] or 0) >= r["hit@5_ceiling"] - 0.005]
+    P(f"{len(total) - len(below)} of {len(total)} non-null cells reach 99.5 % (random ties); {len(capped)} more are "
+      f"within 0.5 points of their feature ceiling, which is below 99.5 %; "
+      f"{len(below) - len(capped)} fall short of both. Below 99.5 %:")
     P("")
-    P("| domain | encoder | test n | misses | Hit@5 | Hit@5 worst-case ties | s′ has a feature twin in its pool | Hit@1 | best / run epochs | best dev Hit@5 |")
-    P("|---|---|---|---|---|---|---|---|---|---|")
+    P("| domain | encoder | test n | misses | Hit@5 | ceiling Hit@5 | Hit@5 worst-case ties | its ceiling | pools with a feature twin of s′ | Hit@1 | best / run epochs | best dev Hit@5 |")
+    P("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in sorted(below, key=lambda r: r["hit@5"] or 0):
         miss = round((1 - (r["hit@5"] or 0)) * (r["n"] or 0), 1)
-        cell = os.path.join(out, r["domain"], "interpolation")
-        fdir = os.path.join(cell, "f-" + r["encoder"], "states", "states")
-        spec = fdir if os.path.exists(fdir + "_indptr.npy") else fdir + ".npy"
-        if r["encoder"] == "wl":
-            spec = os.path.join(cell, "f-wl", "states")
-        tw = twin_share(os.path.join(cell, "split"), spec) if r["encoder"] not in ("builtin", "minilm") else None
-        r["twin_share"] = tw
-        P(f"| {r['domain']} | {r['encoder']} | {r['n']} | {miss} | {pct(r['hit@5'])} | {pct(r['hit@5_worst'])} | "
-          f"{pct(tw)} | {pct(r['hit@1'])} | {r.get('best_epoch')} / {r.get('epochs_run')} | {pct(r.get('best_dev_hit@5'))} |")
+        P(f"| {r['domain']} | {r['encoder']} | {r['n']} | {miss} | {pct(r['hit@5'])} | {pct(r.get('hit@5_ceiling'))} | "
+          f"{pct(r['hit@5_worst'])} | {pct(r.get('hit@5_worst_ceiling'))} | {pct(r.get('twin_queries'))} | "
+          f"{pct(r['hit@1'])} | {r.get('best_epoch')} / {r.get('epochs_run')} | {pct(r.get('best_dev_hit@5'))} |")
     P("")
     P("A feature twin is another state of the pool with the identical feature row: no head can rank the truth above "
-      "it, and worst-case tie-breaking counts it against the truth (— : built-in and MiniLM rows are not on disk here).")
+      "it, so with t twins even a perfect head hits @5 with probability min(1, 5/(t+1)) under random ties (1 only "
+      "if t < 5 under worst-case ties) — the ceiling `nextstate eval` reports.")
     one = min((r["n"] for r in total if r["n"]), default=None)
     if one:
         P("")

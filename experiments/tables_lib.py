@@ -63,7 +63,8 @@ def run_record(cell, name):
         return None
     m = ev.get("metrics", ev)
     tr = load(os.path.join(cell, f"train-{name}.json")) or {}
-    r = {k: m.get(k) for k in ("n", "mean_pool", "hit@1", "hit@5", "hit@10", "hit@1_worst", "hit@5_worst", "mrr")}
+    r = {k: m.get(k) for k in ("n", "mean_pool", "hit@1", "hit@5", "hit@10", "hit@1_worst", "hit@5_worst", "mrr",
+                               "hit@5_ceiling", "hit@5_worst_ceiling", "twin_queries")}
     r.update({k: tr.get(k) for k in ("epochs", "epochs_run", "best_epoch", "best_dev_hit@5", "seconds", "train", "dev")})
     return r
 
@@ -92,41 +93,3 @@ def bar_plot(path, groups, series, ylabel, title, hline=None):
     fig.savefig(path, dpi=110)
     print("wrote", path)
     return True
-
-
-def feature_rows(spec):
-    """Row keys (bytes) of a feature matrix: SPEC.npy dense or SPEC_{indptr,indices,values}.npy CSR; None if absent."""
-    if np is None:
-        return None
-    try:
-        if spec.endswith(".npy"):
-            X = np.load(spec)
-            return [X[i].tobytes() for i in range(len(X))]
-        ip, ix, v = (np.load(f"{spec}_{k}.npy") for k in ("indptr", "indices", "values"))
-    except (OSError, ValueError):
-        return None
-    out = []
-    for i in range(len(ip) - 1):
-        a, b = ip[i], ip[i + 1]
-        o = np.argsort(ix[a:b], kind="stable")
-        out.append(ix[a:b][o].tobytes() + v[a:b][o].tobytes())
-    return out
-
-
-def twin_share(split_dir, spec):
-    """Share of test transitions whose true next state has an exact feature twin among its pool's other
-    candidates (a different state with the identical feature row): a tie no head can break, which
-    worst-case tie-breaking counts against the truth.  None when the features are not on disk."""
-    rows = feature_rows(spec)
-    if rows is None:
-        return None
-    try:
-        pools = np.load(os.path.join(split_dir, "pools.npy"))
-    except (OSError, ValueError):
-        return None
-    tied = 0
-    for p in pools:
-        p = p[p >= 0]
-        t = rows[p[0]]
-        tied += any(rows[c] == t and c != p[0] for c in p[1:])
-    return tied / len(pools) if len(pools) else None

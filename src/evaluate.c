@@ -308,6 +308,21 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
 }
 
 /* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits). */
+/* Adds the query's ceiling terms (see ns_eval_result) for its pool
+ * (rows base + id, truth first, −1 padding). */
+static void tally_ceiling(ns_eval_result *r, const ns_features *f, int64_t base, const int64_t *pool, int pool_size)
+{
+    static const int ks[3] = {1, 5, 10};
+    int64_t t = 0;
+    for (int j = 1; j < pool_size; j++)
+        if (pool[j] >= 0 && ns_features_rows_equal(f, base + pool[0], base + pool[j])) t++;
+    if (t) r->twin_queries += 1;
+    for (int k = 0; k < 3; k++) {
+        r->ceil[k] += ks[k] >= t + 1 ? 1.0 : (double)ks[k] / (double)(t + 1);
+        r->ceil_worst[k] += ks[k] >= t + 1 ? 1.0 : 0.0;
+    }
+}
+
 static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                      int pool_size, const ns_eval_opts *o, ns_eval_result *r, uint8_t *qhit, ns_error *err)
 {
@@ -405,6 +420,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
             rank_r rr = rank_pool(&tab, tp, in->state_base[q.d], pool, pool_size, NULL);
             npool += (double)rr.cnt;
             unsigned bits = tally_bits(r->hit, r->hit_worst, rr.gt, rr.eq, &rng, &r->mrr);
+            tally_ceiling(r, &in->state, in->state_base[q.d], pool, pool_size);
             if (qhit) qhit[q0 + k] = (uint8_t)bits;
             if (!o->acc) continue;
             int64_t m = qstart[k + 1] - qstart[k];
@@ -423,9 +439,12 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
         ns_progress_update(&pg, (long)(q0 + qn), (long)n, "queries");
     }
     ns_progress_done(&pg);
+    r->twin_queries /= (double)n;
     for (int k = 0; k < 3; k++) {
         r->hit[k] /= (double)n;
         r->hit_worst[k] /= (double)n;
+        r->ceil[k] /= (double)n;
+        r->ceil_worst[k] /= (double)n;
         if (r->n_acc) r->acc[k] /= (double)r->n_acc, r->acc_worst[k] /= (double)r->n_acc;
     }
     r->mrr /= (double)n;
@@ -508,7 +527,7 @@ int64_t *ns_eval_make_pools(const ns_world_inputs *in, const ns_refs *refs, ns_p
 }
 
 /* `, "NAME@1": v[0], "NAME@5": v[1]…` for the first n of k = 1, 5, 10, with
- * SUFFIX after the k ("" or "_worst"). */
+ * SUFFIX after the k ("", "_worst", "_ceiling"…). */
 static void put_at_k(ns_buf *b, const char *name, const char *suffix, const double *v, int n)
 {
     static const char *ks[3] = {"1", "5", "10"};
@@ -526,6 +545,10 @@ void ns_eval_json(const ns_eval_result *r, ns_buf *b)
     put_at_k(b, "hit", "_worst", r->hit_worst, 3);
     ns_buf_puts(b, ", \"mrr\": ");
     ns_json_put_num(b, r->mrr);
+    put_at_k(b, "hit", "_ceiling", r->ceil, 3);
+    put_at_k(b, "hit", "_worst_ceiling", r->ceil_worst, 3);
+    ns_buf_puts(b, ", \"twin_queries\": ");
+    ns_json_put_num(b, r->twin_queries);
     ns_buf_printf(b, ", \"n_acc\": %lld", (long long)r->n_acc);
     put_at_k(b, "acc", "", r->acc, 3);
     put_at_k(b, "acc", "_worst", r->acc_worst, 3);
@@ -560,6 +583,9 @@ void ns_eval_table(const ns_eval_result *r, ns_buf *b)
                   100 * r->hit[2]);
     ns_buf_printf(b, "Hit (worst ties)   %6.2f%%  %6.2f%%  %6.2f%%\n", 100 * r->hit_worst[0], 100 * r->hit_worst[1],
                   100 * r->hit_worst[2]);
+    if (r->twin_queries > 0)
+        ns_buf_printf(b, "Hit ceiling        %6.2f%%  %6.2f%%  %6.2f%%   (%.1f%% of pools hold a feature twin of the truth)\n",
+                      100 * r->ceil[0], 100 * r->ceil[1], 100 * r->ceil[2], 100 * r->twin_queries);
     if (r->n_acc)
         ns_buf_printf(b, "Acc (random ties)  %6.2f%%  %6.2f%%  %6.2f%%   (%.1f applicable actions per state)\n",
                       100 * r->acc[0], 100 * r->acc[1], 100 * r->acc[2], r->mean_actions);

@@ -159,6 +159,22 @@ static ns_status load_csr(ns_features *f, const char *spec, ns_error *err)
     return NS_OK;
 }
 
+bool ns_features_rows_equal(const ns_features *f, int64_t a, int64_t b)
+{
+    if (a == b) return true;
+    if (!f->sparse) {
+        size_t D = (size_t)f->dim;
+        return memcmp(f->dense + (size_t)a * D, f->dense + (size_t)b * D, D * sizeof(float)) == 0;
+    }
+    const ns_csr *m = &f->csr;
+    int64_t na = m->indptr[a + 1] - m->indptr[a], nb = m->indptr[b + 1] - m->indptr[b];
+    if (na != nb) return false;
+    if (na == 0) return true;
+    size_t n = (size_t)na;
+    return memcmp(m->indices + m->indptr[a], m->indices + m->indptr[b], n * sizeof(int32_t)) == 0 &&
+           memcmp(m->values + m->indptr[a], m->values + m->indptr[b], n * sizeof(float)) == 0;
+}
+
 ns_status ns_features_stack(ns_features *out, ns_features *a, int n, ns_error *err)
 {
     memset(out, 0, sizeof *out);

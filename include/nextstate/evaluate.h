@@ -98,6 +98,12 @@ typedef struct ns_eval_result {
     double mean_pool;           /* mean candidates per query */
     double hit[3], hit_worst[3]; /* k = 1, 5, 10 */
     double mrr;                 /* mean reciprocal rank (random ties) */
+    /* The best any model fed these features can do: a candidate whose state
+     * features equal the truth's (a feature twin) always ties with it, so
+     * with t twins a perfect ranking still hits @k with probability
+     * min(1, k/(t+1)) (random ties) or iff t+1 ≤ k (worst case). */
+    double ceil[3], ceil_worst[3];
+    double twin_queries;        /* fraction of queries whose pool holds a twin */
     int64_t n_acc;              /* queries with ≥ 1 applicable action */
     double acc[3], acc_worst[3];
     double mean_actions;        /* applicable actions per query */

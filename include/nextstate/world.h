@@ -123,6 +123,10 @@ ns_status ns_features_rows_save(const char *spec, ns_action_rows m, int64_t nrow
 /* Stacks a[0 … n) row-wise (equal widths, kinds and row modes); the inputs
  * are freed. */
 ns_status ns_features_stack(ns_features *out, ns_features *a, int n, ns_error *err);
+/* Whether rows a and b hold the same features (bitwise; sparse rows by
+ * their stored entries) — two such states are indistinguishable to every
+ * model fed f. */
+bool ns_features_rows_equal(const ns_features *f, int64_t a, int64_t b);
 
 /* action_offset[p] = Σ_{q<p} problems[q].nops for p ≤ nproblems
  * (nproblems + 1 entries, malloc'ed); the last entry is the action count. */

@@ -286,6 +286,60 @@ static void test_hand_built(void)
     ns_world_inputs_free(&in);
 }
 
+/* ---- the feature-twin ceiling -------------------------------------------------------- */
+
+static void test_ceiling(void)
+{
+    if (!ready) return;
+    ns_eval_opts o = plain_opts(3);
+    ns_eval_result r;
+    ns_error e;
+    /* literal features tell ferry states apart: no twins, ceiling 1 */
+    CHECK(ns_eval_world(&W, &IN, &SP.test, SP.pools, SP.pool_size, &o, &r, &e) == NS_OK);
+    CHECK(r.twin_queries == 0 && r.ceil[0] == 1 && r.ceil_worst[0] == 1 && r.ceil[2] == 1);
+    /* 2-d dense features id mod 3: every pool's truth has twins */
+    ns_world_inputs in;
+    CHECK(ns_world_inputs_load(&in, DSP, 1, "builtin", "builtin", &SV, &AV, &e) == NS_OK);
+    int64_t ns = ns_dataset_nstates(&DS);
+    ns_features_free(&in.state);
+    memset(&in.state, 0, sizeof in.state);
+    in.state.nrows = ns, in.state.dim = 2;
+    in.state.dense = malloc((size_t)ns * 2 * sizeof(float));
+    for (int64_t i = 0; i < ns; i++) in.state.dense[2 * i] = (float)(i % 3), in.state.dense[2 * i + 1] = 1;
+    CHECK(ns_features_rows_equal(&in.state, 0, 3) && !ns_features_rows_equal(&in.state, 0, 1));
+    ns_world_config c = W.cfg;
+    c.state_dim = 2, c.state_sparse = false;
+    ns_world m;
+    CHECK(ns_world_create(&m, &c, 1, &e) == NS_OK);
+    CHECK(ns_eval_world(&m, &in, &SP.test, SP.pools, SP.pool_size, &o, &r, &e) == NS_OK);
+    double want[3] = {0}, want_worst[3] = {0}, twins = 0;
+    const int ks[3] = {1, 5, 10};
+    for (int64_t i = 0; i < SP.test.n; i++) {
+        const int64_t *pool = SP.pools + i * SP.pool_size;
+        int64_t t = 0;
+        for (int j = 1; j < SP.pool_size; j++) t += pool[j] >= 0 && pool[j] % 3 == pool[0] % 3;
+        twins += t > 0;
+        for (int k = 0; k < 3; k++) {
+            want[k] += t + 1 <= ks[k] ? 1 : (double)ks[k] / (double)(t + 1);
+            want_worst[k] += t + 1 <= ks[k];
+        }
+    }
+    CHECK(twins > 0 && fabs(r.twin_queries - twins / (double)SP.test.n) < 1e-12);
+    for (int k = 0; k < 3; k++) {
+        CHECK(fabs(r.ceil[k] - want[k] / (double)SP.test.n) < 1e-12);
+        CHECK(fabs(r.ceil_worst[k] - want_worst[k] / (double)SP.test.n) < 1e-12);
+        CHECK(r.hit_worst[k] <= r.ceil_worst[k]); /* no ranking beats it */
+    }
+    CHECK(r.ceil[0] < 0.5); /* pools of 128 over three feature classes */
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_eval_json(&r, &b);
+    CHECK(strstr(b.data, "\"hit@5_ceiling\": ") && strstr(b.data, "\"twin_queries\": "));
+    ns_buf_free(&b);
+    ns_world_free(&m);
+    ns_world_inputs_free(&in);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_evaluate_%d", (int)getpid());
@@ -297,6 +351,7 @@ int main(void)
     NS_RUN(test_plans_teacher_forced);
     NS_RUN(test_rollout_depth_one);
     NS_RUN(test_hand_built);
+    NS_RUN(test_ceiling);
     if (ready) {
         free(ALL.ref);
         ns_world_free(&W);
