@@ -240,68 +240,58 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
     float *pr = ns_xmalloc((size_t)wide * O * sizeof(float)), *nrm = ns_xmalloc((size_t)wide * sizeof(float));
     float *xh = ns_xmalloc((size_t)BQ * O * sizeof(float)), *xa = ns_xmalloc((size_t)BQ * O * sizeof(float));
     float *sc = ns_xmalloc((size_t)wide * pool_size * sizeof(float));
+    /* each measurement in a loop of its own (a search repeats one of them, so its weights and candidates stay
+     * as warm as that workload keeps them): g = 0 (a) batch 1, 1 (b) T, 2 (b) split T, 3 (b) expansion,
+     * 4 (a) in batches of BQ */
     double t[5] = {0};
     int64_t cnt[5] = {0};
     volatile float sink = 0;
-    int reps = 0;
-    double tstart = ns_now();
-    do {
-        for (int64_t i = 0; i < m; i++) {
-            const float *ci = cand + (size_t)i * pool_size * O;
-            double a0 = ns_now();
-            /* (a) batch 1: both heads, T, normalise, score */
-            ns_world_project(w, ws, &in->state, true, qs + i, 1, xh);
-            ns_world_project(w, ws, &in->action, false, qa + i, 1, xa);
-            ns_world_transition(w, ws, xh, xa, 1, pr);
-            ns_l2norm_forward(pr, nrm, pr, 1, O);
-            float b0 = score_best(pr, 1, ci, pc[i], O, sc);
-            double a1 = ns_now();
-            /* (b) T + scoring, batch 1 */
-            ns_world_transition(w, ws, hs + (size_t)i * O, ha + (size_t)i * O, 1, pr);
-            ns_l2norm_forward(pr, nrm, pr, 1, O);
-            float b1 = score_best(pr, 1, ci, pc[i], O, sc);
-            double a2 = ns_now();
-            /* (b) split T + scoring, batch 1 */
-            ns_world_transition_split(w, ws, ts + (size_t)i * sd, 0, ta + (size_t)i * ad, 0, 1, pr);
-            ns_l2norm_forward(pr, nrm, pr, 1, O);
-            float b2 = score_best(pr, 1, ci, pc[i], O, sc);
-            double a3 = ns_now();
-            /* (b) one expansion: split T for every applicable action of the state, scored */
-            int na = (int)(app_off[i + 1] - app_off[i]);
-            ns_world_transition_split(w, ws, ts + (size_t)i * sd, 0, appt + (size_t)app_off[i] * ad, (size_t)ad, na, pr);
-            ns_l2norm_forward(pr, nrm, pr, na, O);
-            float b3 = score_best(pr, na, ci, pc[i], O, sc);
-            double a4 = ns_now();
-            sink += b0 + b1 + b2 + b3;
-            t[0] += a1 - a0, t[1] += a2 - a1, t[2] += a3 - a2, t[3] += a4 - a3;
-            cnt[0]++, cnt[1]++, cnt[2]++, cnt[3] += na;
-        }
-        /* (a) in batches: BQ queries' heads and T at once, each scored against its own pool */
-        for (int64_t i = 0; i < m; i += BQ) {
-            int k = (int)(m - i < BQ ? m - i : BQ);
-            double a0 = ns_now();
-            ns_world_project(w, ws, &in->state, true, qs + i, k, xh);
-            ns_world_project(w, ws, &in->action, false, qa + i, k, xa);
-            ns_world_transition(w, ws, xh, xa, k, pr);
-            ns_l2norm_forward(pr, nrm, pr, k, O);
-            float b = -2;
-            for (int j = 0; j < k; j++) {
-                float v = score_best(pr + (size_t)j * O, 1, cand + (size_t)(i + j) * pool_size * O, pc[i + j], O, sc);
-                if (v > b) b = v;
+    int reps[5] = {0};
+    for (int g = 0; g < 5; g++) {
+        double tstart = ns_now();
+        do {
+            int64_t step = g == 4 ? BQ : 1;
+            for (int64_t i = 0; i < m; i += step) {
+                const float *ci = cand + (size_t)i * pool_size * O;
+                int k = (int)(m - i < step ? m - i : step), na = (int)(app_off[i + 1] - app_off[i]);
+                float b = -2;
+                double a0 = ns_now();
+                if (g == 0 || g == 4) { /* (a): both heads, T, normalise, score */
+                    ns_world_project(w, ws, &in->state, true, qs + i, k, xh);
+                    ns_world_project(w, ws, &in->action, false, qa + i, k, xa);
+                    ns_world_transition(w, ws, xh, xa, k, pr);
+                } else if (g == 1) { /* (b) T on cached projections */
+                    ns_world_transition(w, ws, hs + (size_t)i * O, ha + (size_t)i * O, 1, pr);
+                } else if (g == 2) { /* (b) split T on cached parts */
+                    ns_world_transition_split(w, ws, ts + (size_t)i * sd, 0, ta + (size_t)i * ad, 0, 1, pr);
+                } else { /* (b) one expansion: split T for every applicable action of the state */
+                    k = na;
+                    ns_world_transition_split(w, ws, ts + (size_t)i * sd, 0, appt + (size_t)app_off[i] * ad,
+                                              (size_t)ad, na, pr);
+                }
+                ns_l2norm_forward(pr, nrm, pr, k, O);
+                if (g == 4) /* each query against its own pool */
+                    for (int j = 0; j < k; j++) {
+                        float v = score_best(pr + (size_t)j * O, 1, cand + (size_t)(i + j) * pool_size * O,
+                                             pc[i + j], O, sc);
+                        if (v > b) b = v;
+                    }
+                else
+                    b = score_best(pr, k, ci, pc[i], O, sc);
+                t[g] += ns_now() - a0;
+                cnt[g] += k;
+                sink += b;
             }
-            t[4] += ns_now() - a0;
-            cnt[4] += k;
-            sink += b;
-        }
-        reps++;
-    } while (ns_now() - tstart < 0.2 && reps < 50);
+            reps[g]++;
+        } while (ns_now() - tstart < 0.1 && reps[g] < 50);
+    }
     (void)sink;
-    r->lat_n = m * reps;
+    r->lat_n = m * reps[0];
     r->lat_full_us = t[0] / (double)cnt[0] * 1e6;
     r->lat_t_us = t[1] / (double)cnt[1] * 1e6;
     r->lat_split_us = t[2] / (double)cnt[2] * 1e6;
     r->lat_expand_us = t[3] / (double)cnt[3] * 1e6;
-    r->lat_expand_actions = (double)cnt[3] / (double)(m * reps);
+    r->lat_expand_actions = (double)cnt[3] / (double)(m * reps[3]);
     r->lat_full_batch_us = t[4] / (double)cnt[4] * 1e6;
     free(cand), free(pc), free(qs), free(qa), free(app_off), free(arows), free(hs), free(ha), free(appa), free(ts);
     free(ta), free(appt), free(pr), free(nrm), free(xh), free(xa), free(sc);

@@ -48,6 +48,103 @@ void ns_linear_forward(float *out, const float *inp, const float *weight, const 
     ns_sgemm(false, true, B, OC, C, 1.0f, inp, C, weight, C, bias ? 1.0f : 0.0f, out, OC);
 }
 
+uint16_t ns_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);                                            /* nearest, ties to even */
+    return (uint16_t)(u >> 16);
+}
+
+void ns_bf16_round(uint16_t *dst, const float *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] = ns_bf16(src[i]);
+}
+
+static float bf16_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+enum { BF_SEG = 2048 }; /* input columns rounded per pass (stack buffer, multiple of 32) */
+
+/* out[o] += Σ_c W[o, c0 + c] · xb[c] over c < n for o < OC (xb zero-padded to a multiple of 32). */
+static void bf16_gemv_c(float *out, const uint16_t *xb, const uint16_t *W, size_t ldw, int n, int OC)
+{
+    for (int o = 0; o < OC; o++) {
+        const uint16_t *w = W + (size_t)o * ldw;
+        float acc = 0;
+        for (int c = 0; c < n; c++) acc += bf16_f32(w[c]) * bf16_f32(xb[c]);
+        out[o] += acc;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define NS_HAVE_BF16_KERNEL 1
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void bf16_gemv_avx512(float *out, const uint16_t *xb,
+                                                                                     const uint16_t *W, size_t ldw,
+                                                                                     int n, int OC)
+{
+    int nc = (n + 31) / 32, tail = n - 32 * (nc - 1);
+    __mmask32 last = tail == 32 ? 0xffffffffu : (1u << tail) - 1u;
+    int o = 0;
+    for (; o + 4 <= OC; o += 4) {
+        const uint16_t *w0 = W + (size_t)o * ldw, *w1 = w0 + ldw, *w2 = w1 + ldw, *w3 = w2 + ldw;
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int k = 0; k < nc; k++) {
+            __mmask32 m = k == nc - 1 ? last : 0xffffffffu;
+            __m512bh x = (__m512bh)_mm512_loadu_si512(xb + 32 * k);
+            a0 = _mm512_dpbf16_ps(a0, (__m512bh)_mm512_maskz_loadu_epi16(m, w0 + 32 * k), x);
+            a1 = _mm512_dpbf16_ps(a1, (__m512bh)_mm512_maskz_loadu_epi16(m, w1 + 32 * k), x);
+            a2 = _mm512_dpbf16_ps(a2, (__m512bh)_mm512_maskz_loadu_epi16(m, w2 + 32 * k), x);
+            a3 = _mm512_dpbf16_ps(a3, (__m512bh)_mm512_maskz_loadu_epi16(m, w3 + 32 * k), x);
+        }
+        out[o] += _mm512_reduce_add_ps(a0);
+        out[o + 1] += _mm512_reduce_add_ps(a1);
+        out[o + 2] += _mm512_reduce_add_ps(a2);
+        out[o + 3] += _mm512_reduce_add_ps(a3);
+    }
+    for (; o < OC; o++) {
+        const uint16_t *w0 = W + (size_t)o * ldw;
+        __m512 a0 = _mm512_setzero_ps();
+        for (int k = 0; k < nc; k++) {
+            __mmask32 m = k == nc - 1 ? last : 0xffffffffu;
+            a0 = _mm512_dpbf16_ps(a0, (__m512bh)_mm512_maskz_loadu_epi16(m, w0 + 32 * k),
+                                  (__m512bh)_mm512_loadu_si512(xb + 32 * k));
+        }
+        out[o] += _mm512_reduce_add_ps(a0);
+    }
+}
+#endif
+
+void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *weight, const float *bias, int B, int C,
+                            int OC)
+{
+    if (B <= 0 || OC <= 0) return;
+    void (*gemv)(float *, const uint16_t *, const uint16_t *, size_t, int, int) = bf16_gemv_c;
+#ifdef NS_HAVE_BF16_KERNEL
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512bf16")) gemv = bf16_gemv_avx512;
+#endif
+    uint16_t xb[BF_SEG];
+    for (int b = 0; b < B; b++) {
+        float *o = out + (size_t)b * OC;
+        if (bias) memcpy(o, bias, (size_t)OC * sizeof(float));
+        else memset(o, 0, (size_t)OC * sizeof(float));
+        for (int c0 = 0; c0 < C; c0 += BF_SEG) {
+            int n = C - c0 < BF_SEG ? C - c0 : BF_SEG;
+            ns_bf16_round(xb, inp + (size_t)b * C + c0, (size_t)n);
+            for (int c = n; c < BF_SEG && c % 32; c++) xb[c] = 0;
+            gemv(o, xb, weight + c0, (size_t)C, n, OC);
+        }
+    }
+}
+
 void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
                         const float *weight, int B, int C, int OC)
 {

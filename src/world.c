@@ -611,8 +611,18 @@ ns_status ns_world_create(ns_world *w, const ns_world_config *c, uint64_t seed, 
     return NS_OK;
 }
 
+void ns_world_set_bf16(ns_world *w, bool on)
+{
+    free(w->bf16);
+    w->bf16 = NULL;
+    if (!on) return;
+    w->bf16 = ns_xmalloc((w->p.total ? w->p.total : 1) * sizeof *w->bf16);
+    ns_bf16_round(w->bf16, w->p.data, w->p.total);
+}
+
 void ns_world_free(ns_world *w)
 {
+    free(w->bf16);
     ns_params_free(&w->p);
     memset(w, 0, sizeof *w);
 }
@@ -755,6 +765,8 @@ static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *
         int od = l == L - 1 ? h->out : H;
         if (l == 0 && h->sparse)
             ns_sparse_linear_forward(o, c->ip, c->ix, c->iv, W, B, n, h->in, od);
+        else if (w->bf16)
+            ns_linear_forward_bf16(o, prev, w->bf16 + (W - w->p.data), B, n, pdim, od);
         else
             ns_linear_forward(o, prev, W, B, n, pdim, od);
         if (l == L - 1) break;
@@ -1227,6 +1239,7 @@ ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split 
 {
     memset(st, 0, sizeof *st);
     st->best_dev_hit5 = -1;
+    ns_world_set_bf16(w, false);
     ns_status rc = ns_world_check_inputs(w, in, err);
     if (rc) return rc;
     const ns_refs *tr = &sp->train, *dev = &sp->dev;

@@ -34,6 +34,16 @@ void ns_dots(float *out, const float *q, const float *C, int n, int D);
 /* out[B×OC] = inp[B×C] · weight[OC×C]ᵀ + bias[OC]   (bias may be NULL). */
 void ns_linear_forward(float *out, const float *inp, const float *weight, const float *bias, int B, int C,
                        int OC);
+/* bfloat16 inference: x rounded to nearest even (NaN stays NaN). */
+uint16_t ns_bf16(float x);
+void ns_bf16_round(uint16_t *dst, const float *src, size_t n);
+/* ns_linear_forward with the weights in bfloat16 and each input row rounded
+ * to bfloat16, products accumulated in float — half the weight bytes of the
+ * float layer, for batch-1 inference whose weights would not fit in L2
+ * otherwise.  AVX-512 BF16 (vdpbf16ps) where the CPU has it, else the same
+ * arithmetic in C (sums may differ in the last bits between the two). */
+void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *weight, const float *bias, int B, int C,
+                            int OC);
 /* dinp[B×C] += dout[B×OC] · weight[OC×C];  dweight[OC×C] += doutᵀ · inp[B×C];
  * dbias[OC] += Σ_b dout[b,:].  Any of dinp, dweight, dbias may be NULL. */
 void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,

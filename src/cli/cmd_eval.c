@@ -81,7 +81,7 @@ static void held_steps(const ns_dataset **ds, const ns_refs *test, const ns_refs
 int cmd_eval(int argc, char **argv)
 {
     const char *split_dir = NULL, *model = NULL, *sspec = NULL, *aspec = NULL, *on = "test";
-    bool json = false, quiet = false, rollout = false;
+    bool json = false, quiet = false, rollout = false, bf16 = false;
     int *sweep = NULL, nsweep = 0, rollout_pool = 0;
     ns_eval_opts eo;
     ns_eval_opts_init(&eo);
@@ -93,6 +93,7 @@ int cmd_eval(int argc, char **argv)
         else if (!strcmp(a, "--quiet")) quiet = true;
         else if (!strcmp(a, "--no-acc")) eo.acc = false;
         else if (!strcmp(a, "--rollout")) rollout = true;
+        else if (!strcmp(a, "--bf16")) bf16 = true;
         else if (a[0] != '-' || !a[1]) {
             if (!split_dir) split_dir = a;
             else if (!model) model = a;
@@ -148,6 +149,7 @@ int cmd_eval(int argc, char **argv)
     }
     if (!sspec) sspec = ms;
     if (!aspec) aspec = ma;
+    ns_world_set_bf16(&w, bf16);
     ns_split sp;
     memset(&sp, 0, sizeof sp);
     ns_dataset *dss = NULL;
@@ -237,9 +239,9 @@ int cmd_eval(int argc, char **argv)
         ns_json_put_str(&b, model);
         ns_buf_printf(&b,
                       ", \"protocol\": \"%s\", \"on\": \"%s\", \"kind\": \"%s\", \"action_rows\": \"%s\", "
-                      "\"state_features\": ",
+                      "\"heads\": \"%s\", \"state_features\": ",
                       ns_protocol_name(sp.protocol), on, ns_world_kind_name(w.cfg.kind),
-                      ns_action_rows_name(w.cfg.action_rows));
+                      ns_action_rows_name(w.cfg.action_rows), bf16 ? "bfloat16" : "float");
         ns_json_put_str(&b, sspec);
         ns_buf_puts(&b, ", \"action_features\": ");
         ns_json_put_str(&b, aspec);
@@ -259,7 +261,8 @@ int cmd_eval(int argc, char **argv)
         }
         ns_buf_puts(&b, "}\n");
     } else {
-        ns_buf_printf(&b, "%s on %s (%s, %s list)\n", model, split_dir, ns_protocol_name(sp.protocol), on);
+        ns_buf_printf(&b, "%s on %s (%s, %s list%s)\n", model, split_dir, ns_protocol_name(sp.protocol), on,
+                      bf16 ? ", bfloat16 heads" : "");
         ns_eval_table(&r, &b);
         if (nsweep) ns_eval_sweep_table(sw, nsweep, &b);
         if (plans) ns_eval_plans_table(&pr, &b);

@@ -118,7 +118,7 @@ static const command commands[] = {
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"
      "               [--seed S] [--no-acc] [--latency N] [--pool-sweep N,N,…,full] [--rollout]\n"
-     "               [--rollout-pool N] [--json] [--quiet]\n"
+     "               [--rollout-pool N] [--bf16] [--json] [--quiet]\n"
      "  Ranks each test transition's pool by cosine to the prediction: Hit@1/5/10 with random (seeded) and\n"
      "  worst-case tie-breaking; Acc@1/5/10 of the true action among every applicable action; latency per\n"
      "  query (a) heads + T + 128-way scoring, (b) T + scoring, over N queries (default 200; 0: none).\n"
@@ -134,6 +134,9 @@ static const command commands[] = {
      "  teacher Hit@1; drift = mean cosine of the unsnapped prediction to its nearest pool candidate.\n"
      "  Pools: each step transition's pool, or fresh pools of N with --rollout-pool N (implies --rollout;\n"
      "  the paper uses 1000 under interpolation); JSON \"rollout\".\n"
+     "  --bf16: the projection heads' dense layers compute with bfloat16 weights and inputs (float sums):\n"
+     "  half the weight bytes, so a batch-1 query's heads fit in a core's L2 — every number then comes\n"
+     "  from that mode (JSON \"heads\": \"bfloat16\").\n"
      "  Features default to what the checkpoint was trained with."},
     {"reference", cmd_reference, "non-learned reference methods (identity, offset, lifted STRIPS) on a split",
      "nextstate reference SPLIT_DIR --method identity|offset-action|offset-schema|strips [--on test|dev]\n"

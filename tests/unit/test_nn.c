@@ -4,6 +4,9 @@
  * gradient buffers, the sparse layer against the dense one, and the two
  * composite blocks (residual MLP, FiLM) at toy and at the paper's sizes. */
 #include "nextstate/nn.h"
+
+#include <math.h>
+#include <string.h>
 #include "nextstate/blas.h"
 #include "test.h"
 #include "nn_check.h"
@@ -16,6 +19,73 @@
 #define FD_RTOL 1e-2
 
 static float *zeros(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
+
+/* ---- bfloat16 inference ------------------------------------------------------ */
+
+static float from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static void test_bf16_rounding(void)
+{
+    CHECK_EQ_INT(ns_bf16(1.0f), 0x3f80);
+    CHECK_EQ_INT(ns_bf16(-2.0f), 0xc000);
+    CHECK_EQ_INT(ns_bf16(1.0f + 0x1p-7f), 0x3f81);          /* exact */
+    CHECK_EQ_INT(ns_bf16(1.0f + 0x1p-8f), 0x3f80);          /* tie: to even (down) */
+    CHECK_EQ_INT(ns_bf16(1.0f + 3 * 0x1p-8f), 0x3f82);      /* tie: to even (up) */
+    CHECK_EQ_INT(ns_bf16(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81); /* past the tie: up */
+    CHECK_EQ_INT(ns_bf16(INFINITY), 0x7f80);
+    CHECK(isnan(from_bf16(ns_bf16(NAN))));
+    CHECK(ns_bf16(3.4e38f) == 0x7f80 || from_bf16(ns_bf16(3.4e38f)) > 3e38f);
+    for (int i = -50; i <= 50; i++) { /* relative error ≤ 2⁻⁸ (8 significant bits) */
+        float x = (float)i * 0.37f + 0.011f;
+        CHECK(fabsf(from_bf16(ns_bf16(x)) - x) <= fabsf(x) * 0x1p-8f);
+    }
+}
+
+/* ns_linear_forward_bf16 = the float64 sum over bfloat16-rounded inputs and
+ * weights (up to float summation), with a column tail (C % 32), a row tail
+ * (OC % 4) and, at C = 2100, more columns than one rounding pass holds. */
+static void test_bf16_linear(void)
+{
+    const int shapes[3][3] = {{3, 70, 7}, {1, 384, 128}, {2, 2100, 5}};
+    for (int t = 0; t < 3; t++) {
+        int B = shapes[t][0], C = shapes[t][1], OC = shapes[t][2];
+        float *x = malloc((size_t)B * C * sizeof(float)), *W = malloc((size_t)OC * C * sizeof(float));
+        float *bias = malloc((size_t)OC * sizeof(float)), *got = malloc((size_t)B * OC * sizeof(float));
+        float *f32 = malloc((size_t)B * OC * sizeof(float));
+        uint16_t *Wb = malloc((size_t)OC * C * sizeof(uint16_t));
+        for (int i = 0; i < B * C; i++) x[i] = sinf(0.37f * (float)i + 0.1f);
+        for (int i = 0; i < OC * C; i++) W[i] = 0.2f * cosf(0.91f * (float)i);
+        for (int o = 0; o < OC; o++) bias[o] = 0.1f * (float)o - 0.3f;
+        ns_bf16_round(Wb, W, (size_t)OC * C);
+        ns_linear_forward_bf16(got, x, Wb, bias, B, C, OC);
+        ns_linear_forward(f32, x, W, bias, B, C, OC);
+        double worst = 0, worst_f = 0;
+        for (int b = 0; b < B; b++)
+            for (int o = 0; o < OC; o++) {
+                double ref = bias[o], mag = 0;
+                for (int c = 0; c < C; c++) {
+                    double p = (double)from_bf16(Wb[(size_t)o * C + c]) * from_bf16(ns_bf16(x[(size_t)b * C + c]));
+                    ref += p, mag += fabs(p);
+                }
+                worst = fmax(worst, fabs(got[b * OC + o] - ref) / (mag + 1));
+                worst_f = fmax(worst_f, fabs(got[b * OC + o] - f32[b * OC + o]) / (mag + 1));
+            }
+        CHECK(worst < 1e-5);     /* the bfloat16 arithmetic, summed in float */
+        CHECK(worst_f < 1e-2);   /* near the float layer … */
+        CHECK(worst_f > 1e-6);   /* … but not it: the rounding happened */
+        ns_linear_forward_bf16(got, x, Wb, NULL, B, C, OC);
+        double nb = 0;
+        for (int i = 0; i < B * OC; i++) nb = fmax(nb, fabs(got[i] + bias[i % OC] - f32[i]));
+        CHECK(nb < 0.1); /* without bias: the same sums */
+        free(x), free(W), free(bias), free(got), free(f32), free(Wb);
+    }
+}
 
 /* ---- dense linear ------------------------------------------------------------ */
 
@@ -440,6 +510,8 @@ static void test_film_gradcheck(void)
 int main(void)
 {
     printf("blas backend: %s\n", ns_blas_backend());
+    NS_RUN(test_bf16_rounding);
+    NS_RUN(test_bf16_linear);
     NS_RUN(test_linear_reference);
     NS_RUN(test_linear_gradcheck);
     NS_RUN(test_sparse_reference);

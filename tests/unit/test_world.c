@@ -243,6 +243,16 @@ static void test_train_interpolation(void)
     CHECK(r.acc[0] > 0.5);
     CHECK(st.best_epoch > 0);
     CHECK(r.params_total == ns_params_count(&w.p));
+    /* bfloat16 heads: metrics near the float ones; off again: the float numbers exactly */
+    eo.latency_queries = 0;
+    ns_eval_result rb, rf;
+    ns_world_set_bf16(&w, true);
+    CHECK(ns_eval_world(&w, &in, &sp.test, sp.pools, sp.pool_size, &eo, &rb, &e) == NS_OK);
+    ns_world_set_bf16(&w, false);
+    CHECK(ns_eval_world(&w, &in, &sp.test, sp.pools, sp.pool_size, &eo, &rf, &e) == NS_OK);
+    printf("  bfloat16 heads: Hit@1/5 %.3f/%.3f, MRR %.4f (float %.4f)\n", rb.hit[0], rb.hit[1], rb.mrr, r.mrr);
+    CHECK(fabs(rb.hit[1] - r.hit[1]) <= 0.02 && fabs(rb.mrr - r.mrr) <= 0.02);
+    CHECK(rf.hit[0] == r.hit[0] && rf.hit[1] == r.hit[1] && rf.mrr == r.mrr);
 
     /* checkpoint round trip: same weights, same metrics, vocabularies back */
     char path[400];
@@ -665,6 +675,42 @@ static void test_builtin(void)
     ns_vocab_free(&av);
 }
 
+/* bfloat16 heads on dense features: projections within bfloat16 error of the
+ * float ones (not equal to them), and float again once turned off. */
+static void test_bf16_heads(void)
+{
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.state_dim = 40, c.action_dim = 24, c.out = 16;
+    ns_world w;
+    ns_error e;
+    CHECK(ns_world_create(&w, &c, 3, &e) == NS_OK);
+    enum { N = 6 };
+    ns_features f;
+    memset(&f, 0, sizeof f);
+    f.nrows = N, f.dim = 40;
+    f.dense = malloc((size_t)N * 40 * sizeof(float));
+    for (int i = 0; i < N * 40; i++) f.dense[i] = sinf(0.7f * (float)i);
+    int64_t rows[N] = {0, 1, 2, 3, 4, 5};
+    float ref[N * 16], got[N * 16], back[N * 16];
+    ns_world_ws *ws = ns_world_ws_new();
+    ns_world_project(&w, ws, &f, true, rows, N, ref);
+    ns_world_set_bf16(&w, true);
+    CHECK(w.bf16 != NULL);
+    ns_world_project(&w, ws, &f, true, rows, N, got);
+    ns_world_set_bf16(&w, false);
+    ns_world_project(&w, ws, &f, true, rows, N, back);
+    double md = 0, scale = 0;
+    for (int i = 0; i < N * 16; i++) md = fmax(md, fabs(ref[i] - got[i])), scale = fmax(scale, fabs(ref[i]));
+    CHECK(md > 0 && md < 0.02 * scale);
+    CHECK(memcmp(ref, back, sizeof ref) == 0);
+    ns_world_set_bf16(&w, true);
+    ns_world_set_bf16(&w, true); /* again: replaces the copy, no leak */
+    ns_world_ws_free(ws);
+    ns_features_free(&f);
+    ns_world_free(&w); /* frees the copy */
+}
+
 /* The split T (state part, action part, pair stage) equals T, for both
  * kinds, one row per pair and one state reused for every action. */
 static void tsplit_check(ns_world_kind kind)
@@ -726,6 +772,7 @@ int main(void)
     have_ds = build_ds();
     if (!have_ds) printf("FAIL dataset\n");
     NS_RUN(test_builtin);
+    NS_RUN(test_bf16_heads);
     NS_RUN(test_tsplit_resmlp);
     NS_RUN(test_tsplit_film);
     NS_RUN(test_gradcheck_resmlp);
