@@ -164,15 +164,16 @@ static rank_r rank_pool(const stab *t, const float *p, int64_t base, const int64
     return r;
 }
 
-/* The best score of each of n normalised predictions pr [n × O] against pc
- * normalised candidates cand [pc × O] (scratch sc: n × pc). */
-static float score_best(const float *pr, int n, const float *cand, int pc, int O, float *sc)
+/* The best score of each of n normalised predictions pr [n × O] against the
+ * pc normalised candidates tab[rows[j]] (rows of a table [· × O]; scratch sc: pc). */
+static float score_best(const float *pr, int n, const float *tab, const int64_t *rows, int pc, int O, float *sc)
 {
     float best = -2;
-    if (n == 1) ns_dots(sc, pr, cand, pc, O);
-    else ns_sgemm(false, true, n, pc, O, 1.0f, pr, O, cand, O, 0.0f, sc, pc);
-    for (size_t i = 0; i < (size_t)n * pc; i++)
-        if (sc[i] > best) best = sc[i];
+    for (int i = 0; i < n; i++) {
+        ns_dots_rows(sc, pr + (size_t)i * O, tab, rows, pc, O);
+        for (int j = 0; j < pc; j++)
+            if (sc[j] > best) best = sc[j];
+    }
     return best;
 }
 
@@ -189,9 +190,10 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
     int64_t m = refs->n < queries ? refs->n : queries;
     int sd, ad;
     ns_world_tsplit_dims(w, &sd, &ad);
-    /* per query (untimed set-up, what a search keeps next to its states and actions): candidates, the
+    /* per query (untimed set-up, what a search keeps next to its states and actions): its candidates as
+     * rows of the table of cached normalised projections (one row per state, as a search holds them), the
      * applicable actions' projections and split-T parts */
-    float *cand = ns_xmalloc((size_t)m * pool_size * O * sizeof(float));
+    int64_t *cand = ns_xmalloc((size_t)m * pool_size * sizeof *cand);
     int *pc = ns_xmalloc((size_t)m * sizeof *pc);
     int64_t *qs = ns_xmalloc((size_t)m * sizeof *qs), *qa = ns_xmalloc((size_t)m * sizeof *qa);
     int64_t *app_off = ns_xmalloc((size_t)(m + 1) * sizeof *app_off);
@@ -202,9 +204,7 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
         const int64_t *pool = pools + i * pool_size;
         pc[i] = 0;
         for (int j = 0; j < pool_size; j++)
-            if (pool[j] >= 0)
-                memcpy(cand + ((size_t)i * pool_size + (size_t)pc[i]++) * O, stab_nrm(tab, in->state_base[q.d] + pool[j]),
-                       (size_t)O * sizeof(float));
+            if (pool[j] >= 0) cand[(size_t)i * pool_size + (size_t)pc[i]++] = find(tab->rows, tab->n, in->state_base[q.d] + pool[j]);
         const int64_t *off = in->ds[q.d]->applicable_offsets.data;
         int64_t napp = off[q.tr[1] + 1] - off[q.tr[1]];
         app_off[i + 1] = app_off[i] + (napp > 0 ? napp : 1);
@@ -239,7 +239,7 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
     int wide = BQ > maxapp ? BQ : maxapp;
     float *pr = ns_xmalloc((size_t)wide * O * sizeof(float)), *nrm = ns_xmalloc((size_t)wide * sizeof(float));
     float *xh = ns_xmalloc((size_t)BQ * O * sizeof(float)), *xa = ns_xmalloc((size_t)BQ * O * sizeof(float));
-    float *sc = ns_xmalloc((size_t)wide * pool_size * sizeof(float));
+    float *sc = ns_xmalloc((size_t)pool_size * sizeof(float));
     /* each measurement in a loop of its own (a search repeats one of them, so its weights and candidates stay
      * as warm as that workload keeps them): g = 0 (a) batch 1, 1 (b) T, 2 (b) split T, 3 (b) expansion,
      * 4 (a) in batches of BQ */
@@ -252,7 +252,7 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
         do {
             int64_t step = g == 4 ? BQ : 1;
             for (int64_t i = 0; i < m; i += step) {
-                const float *ci = cand + (size_t)i * pool_size * O;
+                const int64_t *ci = cand + (size_t)i * pool_size;
                 int k = (int)(m - i < step ? m - i : step), na = (int)(app_off[i + 1] - app_off[i]);
                 float b = -2;
                 double a0 = ns_now();
@@ -272,12 +272,12 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
                 ns_l2norm_forward(pr, nrm, pr, k, O);
                 if (g == 4) /* each query against its own pool */
                     for (int j = 0; j < k; j++) {
-                        float v = score_best(pr + (size_t)j * O, 1, cand + (size_t)(i + j) * pool_size * O,
+                        float v = score_best(pr + (size_t)j * O, 1, tab->nrm, cand + (size_t)(i + j) * pool_size,
                                              pc[i + j], O, sc);
                         if (v > b) b = v;
                     }
                 else
-                    b = score_best(pr, k, ci, pc[i], O, sc);
+                    b = score_best(pr, k, tab->nrm, ci, pc[i], O, sc);
                 t[g] += ns_now() - a0;
                 cnt[g] += k;
                 sink += b;

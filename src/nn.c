@@ -13,6 +13,13 @@
 #include "nextstate/blas.h"
 #include "nextstate/fastmath.h"
 
+/* Hand-written AVX-512 kernels (bfloat16 matrix-vector, candidate scoring),
+ * chosen at run time where the CPU has the instructions; C otherwise. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define NS_HAVE_X86_KERNELS 1
+#endif
+
 void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int cols)
 {
     enum { BLK = 128 };
@@ -83,9 +90,7 @@ static void bf16_gemv_c(float *out, const uint16_t *xb, const uint16_t *W, size_
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#include <immintrin.h>
-#define NS_HAVE_BF16_KERNEL 1
+#ifdef NS_HAVE_X86_KERNELS
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void bf16_gemv_avx512(float *out, const uint16_t *xb,
                                                                                      const uint16_t *W, size_t ldw,
                                                                                      int n, int OC)
@@ -127,7 +132,7 @@ void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *weight
 {
     if (B <= 0 || OC <= 0) return;
     void (*gemv)(float *, const uint16_t *, const uint16_t *, size_t, int, int) = bf16_gemv_c;
-#ifdef NS_HAVE_BF16_KERNEL
+#ifdef NS_HAVE_X86_KERNELS
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512bf16")) gemv = bf16_gemv_avx512;
 #endif
@@ -186,20 +191,78 @@ static NS_ALWAYS_INLINE void sp_axpy_g(float *restrict acc, const float *restric
     for (int j = 0; j < SP_TO; j++) acc[j] += g[j] * v;
 }
 
-NS_VEC_CLONES void ns_dots(float *out, const float *q, const float *C, int n, int D)
+static NS_ALWAYS_INLINE float dot_l16(const float *q, const float *c, int D)
 {
     enum { L = 16 };
     int D16 = D - D % L;
-    for (int j = 0; j < n; j++) {
-        const float *c = C + (size_t)j * D;
-        float acc[L] = {0};
-        for (int d = 0; d < D16; d += L)
-            for (int l = 0; l < L; l++) acc[l] += q[d + l] * c[d + l];
-        float s = 0;
-        for (int d = D16; d < D; d++) s += q[d] * c[d];
-        for (int l = 0; l < L; l++) s += acc[l];
-        out[j] = s;
+    float acc[L] = {0};
+    for (int d = 0; d < D16; d += L)
+        for (int l = 0; l < L; l++) acc[l] += q[d + l] * c[d + l];
+    for (int w = L / 2; w > 0; w /= 2) /* a tree, not a chain of L dependent adds */
+        for (int l = 0; l < w; l++) acc[l] += acc[l + w];
+    float s = acc[0];
+    for (int d = D16; d < D; d++) s += q[d] * c[d];
+    return s;
+}
+
+/* C + j·D, or C + rows[j]·D with a row list */
+#define DOT_ROW(C, rows, j, D) ((C) + (size_t)((rows) ? (rows)[j] : (int64_t)(j)) * (size_t)(D))
+
+NS_VEC_CLONES static void dots_c(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
+{
+    for (int j = 0; j < n; j++) out[j] = dot_l16(q, DOT_ROW(C, rows, j, D), D);
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* D % 16 == 0: one 16-lane accumulator per row, four rows at a time (their
+ * loads overlap), reduced once per row — every row by the same sequence of
+ * operations, so equal rows still score equally. */
+__attribute__((target("avx512f"))) static void dots_avx512(float *out, const float *q, const float *C,
+                                                          const int64_t *rows, int n, int D)
+{
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float *c0 = DOT_ROW(C, rows, j, D), *c1 = DOT_ROW(C, rows, j + 1, D), *c2 = DOT_ROW(C, rows, j + 2, D),
+                    *c3 = DOT_ROW(C, rows, j + 3, D);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int d = 0; d < D; d += 16) {
+            __m512 x = _mm512_loadu_ps(q + d);
+            a0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c0 + d), a0);
+            a1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c1 + d), a1);
+            a2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c2 + d), a2);
+            a3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c3 + d), a3);
+        }
+        out[j] = _mm512_reduce_add_ps(a0);
+        out[j + 1] = _mm512_reduce_add_ps(a1);
+        out[j + 2] = _mm512_reduce_add_ps(a2);
+        out[j + 3] = _mm512_reduce_add_ps(a3);
     }
+    for (; j < n; j++) {
+        const float *c0 = DOT_ROW(C, rows, j, D);
+        __m512 a0 = _mm512_setzero_ps();
+        for (int d = 0; d < D; d += 16) a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + d), _mm512_loadu_ps(c0 + d), a0);
+        out[j] = _mm512_reduce_add_ps(a0);
+    }
+}
+#endif
+
+static void dots(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
+{
+#ifdef NS_HAVE_X86_KERNELS
+    __builtin_cpu_init();
+    if (D % 16 == 0 && __builtin_cpu_supports("avx512f")) {
+        dots_avx512(out, q, C, rows, n, D);
+        return;
+    }
+#endif
+    dots_c(out, q, C, rows, n, D);
+}
+
+void ns_dots(float *out, const float *q, const float *C, int n, int D) { dots(out, q, C, NULL, n, D); }
+
+void ns_dots_rows(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
+{
+    dots(out, q, C, rows, n, D);
 }
 
 NS_VEC_CLONES void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices,

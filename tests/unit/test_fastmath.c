@@ -229,7 +229,8 @@ static void test_sparse_layouts(void)
     sparse_vs_plain(700); /* row blocks */
 }
 
-/* ns_dots against a double-precision sum, at every lane remainder. */
+/* ns_dots against a double-precision sum, at every lane remainder (and
+ * past one block of four rows); ns_dots_rows against ns_dots. */
 static void test_dots(void)
 {
     enum { N = 5, DM = 400 };
@@ -248,6 +249,15 @@ static void test_dots(void)
     }
     printf("  dots: max |error| / Σ|terms| = %.3g\n", worst);
     CHECK(worst < 1e-6);
+    /* through a row list (repeats allowed): the same scores as the rows in place, bit for bit */
+    int64_t rows[9] = {4, 0, 2, 2, 1, 3, 0, 4, 2};
+    for (size_t k = 0; k < sizeof dims / sizeof *dims; k++) {
+        int D = dims[k];
+        float got[9];
+        ns_dots(out, q, c, N, D);
+        ns_dots_rows(got, q, c, rows, 9, D);
+        for (int j = 0; j < 9; j++) CHECK(memcmp(&got[j], &out[rows[j]], sizeof(float)) == 0);
+    }
     free(q), free(c);
 }
 
