@@ -9,13 +9,13 @@
 #   (b) T           T + scoring on cached projections, batch 1
 #   (b) split T     T split into state-only / action-only parts cached with the projections, batch 1
 #   (b) expansion   split T for every applicable action of the query state, scored, per transition
-# and (a) again with `eval --bf16` (bfloat16 head weights: half the bytes, so they stay in L2).
+# and (a) again with `eval --bf16` (bfloat16 weights in the heads and T: half the bytes, so they stay in L2).
 # Data: generated ferry problems (bench/train_torch.sh's), Interpolation split, fixed random 384-d
 # features (`featurize --kind random --dim 384`); a short training run (latency does not depend on
 # the weights' values; PyTorch's test Hit@5 with worst-case ties is checked against nextstate's).
 # Writes OUT/results.json and OUT/results.md.
 #   bench/latency_torch.sh [OUT]        (default results/bench_latency_torch)
-# env: DIM (384), EPOCHS (5), QUERIES (200), GEN_OPTS ("--cars 5"), SEEDS ("1 2 3 4 5 6 7 8"),
+# env: DIM (384), EPOCHS (5), QUERIES (200), REPEAT (5: nextstate runs per mode, median reported), GEN_OPTS ("--cars 5"), SEEDS ("1 2 3 4 5 6 7 8"),
 #      TORCH_PYTHON (/usr/bin/python3), BUILD (build)
 set -eu
 cd "$(dirname "$0")/.."
@@ -26,6 +26,7 @@ OUT=${1:-results/bench_latency_torch}
 DIM=${DIM:-384}
 EPOCHS=${EPOCHS:-5}
 QUERIES=${QUERIES:-200}
+REPEAT=${REPEAT:-5}
 GEN_OPTS=${GEN_OPTS:---cars 5}
 SEEDS=${SEEDS:-1 2 3 4 5 6 7 8}
 if ! "$PY" -c 'import torch' 2>/dev/null; then
@@ -47,16 +48,26 @@ rm -rf "$OUT/dataset" "$OUT/split" "$OUT/feat-s" "$OUT/feat-a"
 "$NS" train "$OUT/split" -o "$OUT/model" --state-features "$OUT/feat-s/states.npy" \
     --action-features "$OUT/feat-a/actions.npy" --lr 1e-3 --epochs "$EPOCHS" --seed 1 --quiet >/dev/null
 cut -d' ' -f1-3 /proc/loadavg >"$OUT/loadavg.txt"
-"$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet >"$OUT/nextstate.json"
-"$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet --bf16 >"$OUT/nextstate-bf16.json"
-hw=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["hit@5_worst"])' "$OUT/nextstate.json")
+# REPEAT runs of each nextstate mode (float, bfloat16), interleaved; the tables take the median
+for r in $(seq 1 "$REPEAT"); do
+    "$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet >"$OUT/nextstate-$r.json"
+    "$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet --bf16 >"$OUT/nextstate-bf16-$r.json"
+done
+hw=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["hit@5_worst"])' "$OUT/nextstate-1.json")
 "$PY" bench/latency_torch.py "$OUT/split" "$OUT/model" "$OUT/feat-s/states.npy" "$OUT/feat-a/actions.npy" \
     --queries "$QUERIES" --threads 1 --ns-hit5-worst "$hw" >"$OUT/torch.json"
-"$PY" - "$OUT" "$DIM" <<'EOF'
-import json, sys
-out, dim = sys.argv[1], sys.argv[2]
-ns, th = json.load(open(f"{out}/nextstate.json"))["metrics"], json.load(open(f"{out}/torch.json"))
-bf = json.load(open(f"{out}/nextstate-bf16.json"))["metrics"]
+"$PY" - "$OUT" "$DIM" "$REPEAT" <<'EOF'
+import json, statistics, sys
+out, dim, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def median_run(prefix):
+    runs = [json.load(open(f"{out}/{prefix}-{r}.json"))["metrics"] for r in range(1, repeat + 1)]
+    m = dict(runs[0])
+    for k in list(m):
+        if k.startswith("latency_") and k.endswith("_us"):
+            m[k] = statistics.median(x[k] for x in runs)
+            m[k + "_runs"] = [x[k] for x in runs]
+    return m
+ns, bf, th = median_run("nextstate"), median_run("nextstate-bf16"), json.load(open(f"{out}/torch.json"))
 rows = [("(a) full, batch 1", "latency_full_us", "full_us", 20),
         ("(a) full, batches of 64", "latency_full_batch_us", "full_batch_us", 20),
         ("(b) T + scoring, batch 1", "latency_transition_us", "transition_us", 5),
@@ -65,15 +76,19 @@ rows = [("(a) full, batch 1", "latency_full_us", "full_us", 20),
 res = {"dim": int(dim), "load": open(f"{out}/loadavg.txt").read().split(), "rows": []}
 lines = [f"# World-model latency per transition, {dim}-d inputs, 1 thread: nextstate vs PyTorch {th['torch']}", "",
          "| measurement | nextstate µs | PyTorch µs | speed-up | goal µs | paper µs |", "|---|---|---|---|---|---|"]
-for name, nk, tk, goal in rows + [("(a) full, batch 1, bfloat16 heads (`eval --bf16`)", "latency_full_us", "full_us", 20),
-                                   ("(a) full, batches of 64, bfloat16 heads", "latency_full_batch_us", "full_batch_us", 20)]:
+for name, nk, tk, goal in rows + [("(a) full, batch 1, bfloat16 (`eval --bf16`)", "latency_full_us", "full_us", 20),
+                                   ("(a) full, batches of 64, bfloat16", "latency_full_batch_us", "full_batch_us", 20)]:
     a, b = (bf if "bfloat16" in name else ns)[nk], th[tk]
     res["rows"].append({"measurement": name, "nextstate_us": a, "torch_us": b, "speedup": b / a, "goal_us": goal})
     lines.append(f"| {name} | {a:.2f} | {b:.2f} (float) | {b / a:.1f}× | ≤ {goal} | 168 |")
 lines += ["", f"Applicable actions per expanded state: {ns['latency_expand_actions']:.1f}.  "
-          f"Test Hit@5 (worst-case ties) nextstate {ns['hit@5_worst']:.4f} (bfloat16 heads {bf['hit@5_worst']:.4f}), "
+          f"Test Hit@5 (worst-case ties) nextstate {ns['hit@5_worst']:.4f} (bfloat16 {bf['hit@5_worst']:.4f}), "
           f"PyTorch on the same weights {th['hit5_worst']:.4f}.  "
+          f"nextstate: median of {repeat} runs per mode (each run: every regime timed in a loop of its own); "
+          f"(a) batch 1 over the runs: float {min(ns['latency_full_us_runs']):.1f}–{max(ns['latency_full_us_runs']):.1f} µs, "
+          f"bfloat16 {min(bf['latency_full_us_runs']):.1f}–{max(bf['latency_full_us_runs']):.1f} µs.  "
           f"Load average before the run: {' '.join(res['load'])}."]
+res["nextstate_runs"] = {m: {k: v for k, v in x.items() if k.endswith("_runs")} for m, x in (("float", ns), ("bfloat16", bf))}
 res["hit5_worst"] = {"nextstate": ns["hit@5_worst"], "nextstate_bf16": bf["hit@5_worst"], "torch": th["hit5_worst"]}
 json.dump(res, open(f"{out}/results.json", "w"), indent=1)
 open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")

@@ -64,11 +64,6 @@ uint16_t ns_bf16(float x)
     return (uint16_t)(u >> 16);
 }
 
-void ns_bf16_round(uint16_t *dst, const float *src, size_t n)
-{
-    for (size_t i = 0; i < n; i++) dst[i] = ns_bf16(src[i]);
-}
-
 static float bf16_f32(uint16_t h)
 {
     uint32_t u = (uint32_t)h << 16;
@@ -77,75 +72,122 @@ static float bf16_f32(uint16_t h)
     return x;
 }
 
-enum { BF_SEG = 2048 }; /* input columns rounded per pass (stack buffer, multiple of 32) */
+/* Packed layout (nn.h): block ob of NS_BF16_OB outputs, input pair c2 at
+ * dst[(ob·C2 + c2)·2·OB + 2·o + k] = W[ob·OB + o, 2·c2 + k], zero outside W. */
+enum { OB = NS_BF16_OB, XSEG = 2048 /* input pairs rounded per pass (stack) */ };
 
-/* out[o] += Σ_c W[o, c0 + c] · xb[c] over c < n for o < OC (xb zero-padded to a multiple of 32). */
-static void bf16_gemv_c(float *out, const uint16_t *xb, const uint16_t *W, size_t ldw, int n, int OC)
+size_t ns_bf16_packed_size(int C, int OC)
 {
-    for (int o = 0; o < OC; o++) {
-        const uint16_t *w = W + (size_t)o * ldw;
-        float acc = 0;
-        for (int c = 0; c < n; c++) acc += bf16_f32(w[c]) * bf16_f32(xb[c]);
-        out[o] += acc;
+    size_t nb = (size_t)(OC + OB - 1) / OB, c2 = (size_t)(C + 1) / 2;
+    return nb * c2 * 2 * OB;
+}
+
+void ns_bf16_pack(uint16_t *dst, const float *W, int C, int OC)
+{
+    int nb = (OC + OB - 1) / OB, C2 = (C + 1) / 2;
+    for (int ob = 0; ob < nb; ob++)
+        for (int c2 = 0; c2 < C2; c2++) {
+            uint16_t *d = dst + ((size_t)ob * C2 + c2) * 2 * OB;
+            for (int o = 0; o < OB; o++)
+                for (int k = 0; k < 2; k++) {
+                    int oo = ob * OB + o, c = 2 * c2 + k;
+                    d[2 * o + k] = oo < OC && c < C ? ns_bf16(W[(size_t)oo * C + c]) : 0;
+                }
+        }
+}
+
+/* out[ob·OB + o] += Σ_{c2 < n2} P[c2] · xp[c2] for every output of every
+ * block, P the pairs [c0 … c0 + n2) of the packing (C2 pairs per block) and
+ * xp the input pairs (low half: even input). */
+static void bf16_pairs_c(float *out, const uint16_t *P, const uint32_t *xp, int C2, int c0, int n2, int OC)
+{
+    for (int ob = 0; ob * OB < OC; ob++) {
+        int w = OC - ob * OB < OB ? OC - ob * OB : OB;
+        for (int c2 = 0; c2 < n2; c2++) {
+            const uint16_t *p = P + ((size_t)ob * C2 + c0 + c2) * 2 * OB;
+            float x0 = bf16_f32((uint16_t)(xp[c2] & 0xffffu)), x1 = bf16_f32((uint16_t)(xp[c2] >> 16));
+            for (int o = 0; o < w; o++) out[ob * OB + o] += bf16_f32(p[2 * o]) * x0 + bf16_f32(p[2 * o + 1]) * x1;
+        }
     }
 }
 
 #ifdef NS_HAVE_X86_KERNELS
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void bf16_gemv_avx512(float *out, const uint16_t *xb,
-                                                                                     const uint16_t *W, size_t ldw,
-                                                                                     int n, int OC)
+/* The same with vdpbf16ps: eight 16-output accumulators per block (no
+ * horizontal sums), one broadcast pair per step, the block's weights read
+ * in order. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void bf16_pairs_avx512(float *out, const uint16_t *P,
+                                                                                      const uint32_t *xp, int C2,
+                                                                                      int c0, int n2, int OC)
 {
-    int nc = (n + 31) / 32, tail = n - 32 * (nc - 1);
-    __mmask32 last = tail == 32 ? 0xffffffffu : (1u << tail) - 1u;
-    int o = 0;
-    for (; o + 4 <= OC; o += 4) {
-        const uint16_t *w0 = W + (size_t)o * ldw, *w1 = w0 + ldw, *w2 = w1 + ldw, *w3 = w2 + ldw;
-        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-        for (int k = 0; k < nc; k++) {
-            __mmask32 m = k == nc - 1 ? last : 0xffffffffu;
-            __m512bh x = (__m512bh)_mm512_loadu_si512(xb + 32 * k);
-            a0 = _mm512_dpbf16_ps(a0, (__m512bh)_mm512_maskz_loadu_epi16(m, w0 + 32 * k), x);
-            a1 = _mm512_dpbf16_ps(a1, (__m512bh)_mm512_maskz_loadu_epi16(m, w1 + 32 * k), x);
-            a2 = _mm512_dpbf16_ps(a2, (__m512bh)_mm512_maskz_loadu_epi16(m, w2 + 32 * k), x);
-            a3 = _mm512_dpbf16_ps(a3, (__m512bh)_mm512_maskz_loadu_epi16(m, w3 + 32 * k), x);
+    for (int ob = 0; ob * OB < OC; ob++) {
+        int w = OC - ob * OB < OB ? OC - ob * OB : OB;
+        float *o = out + ob * OB;
+        __m512 a[OB / 16];
+        for (int v = 0; v < OB / 16; v++) {
+            int n = w - 16 * v;
+            __mmask16 m = n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0;
+            a[v] = _mm512_maskz_loadu_ps(m, o + 16 * v);
         }
-        out[o] += _mm512_reduce_add_ps(a0);
-        out[o + 1] += _mm512_reduce_add_ps(a1);
-        out[o + 2] += _mm512_reduce_add_ps(a2);
-        out[o + 3] += _mm512_reduce_add_ps(a3);
-    }
-    for (; o < OC; o++) {
-        const uint16_t *w0 = W + (size_t)o * ldw;
-        __m512 a0 = _mm512_setzero_ps();
-        for (int k = 0; k < nc; k++) {
-            __mmask32 m = k == nc - 1 ? last : 0xffffffffu;
-            a0 = _mm512_dpbf16_ps(a0, (__m512bh)_mm512_maskz_loadu_epi16(m, w0 + 32 * k),
-                                  (__m512bh)_mm512_loadu_si512(xb + 32 * k));
+        const uint16_t *p = P + ((size_t)ob * C2 + c0) * 2 * OB;
+        for (int c2 = 0; c2 < n2; c2++, p += 2 * OB) {
+            __m512bh x = (__m512bh)_mm512_set1_epi32((int)xp[c2]);
+            for (int v = 0; v < OB / 16; v++)
+                a[v] = _mm512_dpbf16_ps(a[v], (__m512bh)_mm512_loadu_si512(p + 32 * v), x);
         }
-        out[o] += _mm512_reduce_add_ps(a0);
+        for (int v = 0; v < OB / 16; v++) {
+            int n = w - 16 * v;
+            __mmask16 m = n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0;
+            _mm512_mask_storeu_ps(o + 16 * v, m, a[v]);
+        }
     }
 }
 #endif
 
-void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *weight, const float *bias, int B, int C,
+/* xp[k] = the pair (x[2k], x[2k+1]) in bfloat16 for k < n2 (x holds nx
+ * inputs; a missing odd one is 0). */
+static void round_pairs_c(uint32_t *xp, const float *x, int nx, int n2)
+{
+    for (int k = 0; k < n2; k++) {
+        uint32_t hi = 2 * k + 1 < nx ? ns_bf16(x[2 * k + 1]) : 0;
+        xp[k] = (uint32_t)ns_bf16(x[2 * k]) | hi << 16;
+    }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The same with vcvtne2ps2bf16 (nearest even, as ns_bf16), 32 inputs a step. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void round_pairs_avx512(uint32_t *xp, const float *x,
+                                                                                       int nx, int n2)
+{
+    int k = 0;
+    for (; 2 * k + 32 <= nx && k + 16 <= n2; k += 16) {
+        __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(x + 2 * k + 16), _mm512_loadu_ps(x + 2 * k));
+        _mm512_storeu_si512(xp + k, (__m512i)v);
+    }
+    round_pairs_c(xp + k, x + 2 * k, nx - 2 * k, n2 - k);
+}
+#endif
+
+void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed, const float *bias, int B, int C,
                             int OC)
 {
     if (B <= 0 || OC <= 0) return;
-    void (*gemv)(float *, const uint16_t *, const uint16_t *, size_t, int, int) = bf16_gemv_c;
+    void (*pairs)(float *, const uint16_t *, const uint32_t *, int, int, int, int) = bf16_pairs_c;
+    void (*round)(uint32_t *, const float *, int, int) = round_pairs_c;
 #ifdef NS_HAVE_X86_KERNELS
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512bf16")) gemv = bf16_gemv_avx512;
+    if (__builtin_cpu_supports("avx512bf16")) pairs = bf16_pairs_avx512, round = round_pairs_avx512;
 #endif
-    uint16_t xb[BF_SEG];
+    int C2 = (C + 1) / 2;
+    uint32_t xp[XSEG];
     for (int b = 0; b < B; b++) {
         float *o = out + (size_t)b * OC;
+        const float *x = inp + (size_t)b * C;
         if (bias) memcpy(o, bias, (size_t)OC * sizeof(float));
         else memset(o, 0, (size_t)OC * sizeof(float));
-        for (int c0 = 0; c0 < C; c0 += BF_SEG) {
-            int n = C - c0 < BF_SEG ? C - c0 : BF_SEG;
-            ns_bf16_round(xb, inp + (size_t)b * C + c0, (size_t)n);
-            for (int c = n; c < BF_SEG && c % 32; c++) xb[c] = 0;
-            gemv(o, xb, weight + c0, (size_t)C, n, OC);
+        for (int c0 = 0; c0 < C2; c0 += XSEG) {
+            int n2 = C2 - c0 < XSEG ? C2 - c0 : XSEG;
+            round(xp, x + 2 * c0, C - 2 * c0, n2);
+            pairs(o, packed, xp, C2, c0, n2, OC);
         }
     }
 }
@@ -541,11 +583,19 @@ void ns_resmlp_forward(float *out, float *scratch, const float *hs, const float 
         memcpy(s.x + (size_t)b * dx, hs + (size_t)b * d.ds, (size_t)d.ds * sizeof(float));
         memcpy(s.x + (size_t)b * dx + d.ds, ha + (size_t)b * d.da, (size_t)d.da * sizeof(float));
     }
-    ns_linear_forward(s.a1, s.x, w->w1, w->b1, B, dx, d.hidden);        /* a1 = W1·x + b1 */
-    ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                  /* g1 = GELU(a1)  */
-    ns_linear_forward(s.z, s.g1, w->w2, w->b2, B, d.hidden, d.out);     /* z = W2·g1 + b2 */
-    /* z += h_s · W_resᵀ */
-    ns_sgemm(false, true, B, d.out, d.ds, 1.0f, hs, d.ds, w->w_res, d.ds, 1.0f, s.z, d.out);
+    if (w->h1) ns_linear_forward_bf16(s.a1, s.x, w->h1, w->b1, B, dx, d.hidden);
+    else ns_linear_forward(s.a1, s.x, w->w1, w->b1, B, dx, d.hidden); /* a1 = W1·x + b1 */
+    ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                /* g1 = GELU(a1)  */
+    if (w->h2) ns_linear_forward_bf16(s.z, s.g1, w->h2, w->b2, B, d.hidden, d.out);
+    else ns_linear_forward(s.z, s.g1, w->w2, w->b2, B, d.hidden, d.out); /* z = W2·g1 + b2 */
+    /* z += h_s · W_resᵀ (the bfloat16 product through dz, which backward clears first) */
+    if (w->h_res) {
+        size_t bo = (size_t)B * d.out;
+        ns_linear_forward_bf16(s.dz, hs, w->h_res, NULL, B, d.ds, d.out);
+        for (size_t i = 0; i < bo; i++) s.z[i] += s.dz[i];
+    } else {
+        ns_sgemm(false, true, B, d.out, d.ds, 1.0f, hs, d.ds, w->w_res, d.ds, 1.0f, s.z, d.out);
+    }
     ns_layernorm_forward(out, s.mean, s.rstd, s.z, w->ln_w, w->ln_b, B, d.out, NS_LN_EPS);
 }
 

@@ -614,15 +614,41 @@ ns_status ns_world_create(ns_world *w, const ns_world_config *c, uint64_t seed, 
 void ns_world_set_bf16(ns_world *w, bool on)
 {
     free(w->bf16);
+    free(w->bf16_at);
     w->bf16 = NULL;
+    w->bf16_at = NULL;
     if (!on) return;
-    w->bf16 = ns_xmalloc((w->p.total ? w->p.total : 1) * sizeof *w->bf16);
-    ns_bf16_round(w->bf16, w->p.data, w->p.total);
+    /* the dense layers of both heads, and W1, W2, W_res of the residual-MLP T */
+    int idx[2 * NS_WORLD_MAX_LAYERS + 3], n = 0;
+    const ns_world_head *heads[2] = {&w->hs, &w->ha};
+    for (int h = 0; h < 2; h++)
+        for (int l = heads[h]->sparse ? 1 : 0; l < heads[h]->layers; l++) idx[n++] = heads[h]->lin_w[l];
+    if (w->cfg.kind == NS_WORLD_RESMLP) idx[n++] = w->t_idx[0], idx[n++] = w->t_idx[2], idx[n++] = w->t_idx[4];
+    w->bf16_at = ns_xmalloc((size_t)(w->p.n ? w->p.n : 1) * sizeof *w->bf16_at);
+    for (int i = 0; i < w->p.n; i++) w->bf16_at[i] = SIZE_MAX;
+    size_t total = 0;
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        w->bf16_at[idx[k]] = total;
+        total += (ns_bf16_packed_size((int)t->shape[1], (int)t->shape[0]) + 31) / 32 * 32; /* 64-byte runs */
+    }
+    w->bf16 = ns_xmalloc((total ? total : 1) * sizeof *w->bf16);
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        ns_bf16_pack(w->bf16 + w->bf16_at[idx[k]], w->p.data + t->offset, (int)t->shape[1], (int)t->shape[0]);
+    }
+}
+
+/* Tensor i's packed bfloat16 copy, or NULL (float). */
+static const uint16_t *bf16_of(const ns_world *w, int i)
+{
+    return w->bf16 && w->bf16_at[i] != SIZE_MAX ? w->bf16 + w->bf16_at[i] : NULL;
 }
 
 void ns_world_free(ns_world *w)
 {
     free(w->bf16);
+    free(w->bf16_at);
     ns_params_free(&w->p);
     memset(w, 0, sizeof *w);
 }
@@ -765,8 +791,8 @@ static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *
         int od = l == L - 1 ? h->out : H;
         if (l == 0 && h->sparse)
             ns_sparse_linear_forward(o, c->ip, c->ix, c->iv, W, B, n, h->in, od);
-        else if (w->bf16)
-            ns_linear_forward_bf16(o, prev, w->bf16 + (W - w->p.data), B, n, pdim, od);
+        else if (bf16_of(w, h->lin_w[l]))
+            ns_linear_forward_bf16(o, prev, bf16_of(w, h->lin_w[l]), B, n, pdim, od);
         else
             ns_linear_forward(o, prev, W, B, n, pdim, od);
         if (l == L - 1) break;
@@ -831,6 +857,8 @@ static ns_resmlp_w resmlp_w(const ns_world *w, bool grad)
 #define T_(k) (b + w->p.t[w->t_idx[k]].offset)
     r.w1 = T_(0), r.b1 = T_(1), r.w2 = T_(2), r.b2 = T_(3), r.w_res = T_(4), r.ln_w = T_(5), r.ln_b = T_(6);
 #undef T_
+    r.h1 = r.h2 = r.h_res = NULL;
+    if (!grad) r.h1 = bf16_of(w, w->t_idx[0]), r.h2 = bf16_of(w, w->t_idx[2]), r.h_res = bf16_of(w, w->t_idx[4]);
     return r;
 }
 

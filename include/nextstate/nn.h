@@ -38,14 +38,20 @@ void ns_linear_forward(float *out, const float *inp, const float *weight, const 
                        int OC);
 /* bfloat16 inference: x rounded to nearest even (NaN stays NaN). */
 uint16_t ns_bf16(float x);
-void ns_bf16_round(uint16_t *dst, const float *src, size_t n);
-/* ns_linear_forward with the weights in bfloat16 and each input row rounded
- * to bfloat16, products accumulated in float — half the weight bytes of the
- * float layer, for batch-1 inference whose weights would not fit in L2
- * otherwise.  AVX-512 BF16 (vdpbf16ps) where the CPU has it, else the same
- * arithmetic in C (sums may differ in the last bits between the two). */
-void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *weight, const float *bias, int B, int C,
+/* ns_linear_forward with the weights in bfloat16, packed by ns_bf16_pack,
+ * and each input row rounded to bfloat16; products accumulated in float.
+ * Half the weight bytes of the float layer, for batch-1 inference whose
+ * weights would not fit in L2 otherwise.  AVX-512 BF16 (vdpbf16ps) where the
+ * CPU has it, else the same arithmetic in C (sums may differ in the last
+ * bits between the two). */
+void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed, const float *bias, int B, int C,
                             int OC);
+/* Packing of weight[OC×C] for it: blocks of NS_BF16_OB outputs, each a run
+ * of input pairs (both inputs of a pair next to each other per output),
+ * zero-padded; ns_bf16_packed_size elements. */
+enum { NS_BF16_OB = 128 };
+size_t ns_bf16_packed_size(int C, int OC);
+void ns_bf16_pack(uint16_t *dst, const float *weight, int C, int OC);
 /* dinp[B×C] += dout[B×OC] · weight[OC×C];  dweight[OC×C] += doutᵀ · inp[B×C];
  * dbias[OC] += Σ_b dout[b,:].  Any of dinp, dweight, dbias may be NULL. */
 void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
@@ -103,6 +109,8 @@ typedef struct ns_resmlp_dims {
 /* Parameter (or gradient) pointers of one block. */
 typedef struct ns_resmlp_w {
     float *w1, *b1, *w2, *b2, *w_res, *ln_w, *ln_b;
+    /* forward only: bfloat16 copies of w1, w2, w_res (ns_linear_forward_bf16), or NULL for float */
+    const uint16_t *h1, *h2, *h_res;
 } ns_resmlp_w;
 
 /* Floats of scratch one call with batch B needs (forward cache + backward

@@ -253,18 +253,19 @@ typedef struct ns_world {
     ns_world_head hs, ha;
     int t_idx[16]; /* T's tensors (kind-specific order) */
     int nt;
-    uint16_t *bf16; /* NULL, or p.data rounded to bfloat16: see ns_world_set_bf16 */
+    uint16_t *bf16;   /* NULL, or packed bfloat16 weights (nn.h ns_bf16_pack): see ns_world_set_bf16 */
+    size_t *bf16_at;  /* per tensor: its packing's offset into bf16, SIZE_MAX for none */
 } ns_world;
 
 /* Declares, allocates and initialises (seeded, torch's default inits). */
 ns_status ns_world_create(ns_world *w, const ns_world_config *c, uint64_t seed, ns_error *err);
 void ns_world_free(ns_world *w);
 /* Inference in bfloat16 (on) or float (off, the default): with it on, the
- * dense layers of both projection heads read a bfloat16 copy of their
- * weights taken now (nn.h ns_linear_forward_bf16) — half the bytes, so a
- * batch-1 query's weights fit in a core's L2; T and the sparse first layers
- * stay float.  Training turns it off; changing p.data afterwards needs a
- * fresh call. */
+ * dense layers of both projection heads and of the residual-MLP T read a
+ * bfloat16 copy of their weights taken now (nn.h ns_linear_forward_bf16) —
+ * half the bytes, so a batch-1 query's weights fit in a core's L2.  Sparse
+ * first layers, the FiLM T and the split T (ns_world_tstate …) stay float.
+ * Training turns it off; changing p.data afterwards needs a fresh call. */
 void ns_world_set_bf16(ns_world *w, bool on);
 /* Parameter counts of π_s, π_a and T. */
 void ns_world_counts(const ns_world *w, size_t *state_head, size_t *action_head, size_t *trans);

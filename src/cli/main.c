@@ -134,9 +134,9 @@ static const command commands[] = {
      "  teacher Hit@1; drift = mean cosine of the unsnapped prediction to its nearest pool candidate.\n"
      "  Pools: each step transition's pool, or fresh pools of N with --rollout-pool N (implies --rollout;\n"
      "  the paper uses 1000 under interpolation); JSON \"rollout\".\n"
-     "  --bf16: the projection heads' dense layers compute with bfloat16 weights and inputs (float sums):\n"
-     "  half the weight bytes, so a batch-1 query's heads fit in a core's L2 — every number then comes\n"
-     "  from that mode (JSON \"heads\": \"bfloat16\").\n"
+     "  --bf16: the projection heads' and the residual-MLP T's dense layers compute with bfloat16 weights\n"
+     "  and inputs (float sums): half the weight bytes, so a batch-1 query's weights fit in a core's L2;\n"
+     "  every number then comes from that mode (JSON \"heads\": \"bfloat16\"; the split T stays float).\n"
      "  Features default to what the checkpoint was trained with."},
     {"reference", cmd_reference, "non-learned reference methods (identity, offset, lifted STRIPS) on a split",
      "nextstate reference SPLIT_DIR --method identity|offset-action|offset-schema|strips [--on test|dev]\n"

@@ -47,22 +47,23 @@ static void test_bf16_rounding(void)
     }
 }
 
-/* ns_linear_forward_bf16 = the float64 sum over bfloat16-rounded inputs and
- * weights (up to float summation), with a column tail (C % 32), a row tail
- * (OC % 4) and, at C = 2100, more columns than one rounding pass holds. */
+/* ns_linear_forward_bf16 on ns_bf16_pack's layout = the float64 sum over
+ * bfloat16-rounded inputs and weights (up to float summation): an odd C, a
+ * partial output block (OC % 128), several blocks (OC = 300) and, at
+ * C = 4201, more input pairs than one rounding pass holds. */
 static void test_bf16_linear(void)
 {
-    const int shapes[3][3] = {{3, 70, 7}, {1, 384, 128}, {2, 2100, 5}};
-    for (int t = 0; t < 3; t++) {
+    const int shapes[5][3] = {{3, 71, 7}, {1, 384, 128}, {2, 4201, 5}, {2, 129, 300}, {1, 1, 1}};
+    for (int t = 0; t < 5; t++) {
         int B = shapes[t][0], C = shapes[t][1], OC = shapes[t][2];
         float *x = malloc((size_t)B * C * sizeof(float)), *W = malloc((size_t)OC * C * sizeof(float));
         float *bias = malloc((size_t)OC * sizeof(float)), *got = malloc((size_t)B * OC * sizeof(float));
         float *f32 = malloc((size_t)B * OC * sizeof(float));
-        uint16_t *Wb = malloc((size_t)OC * C * sizeof(uint16_t));
+        uint16_t *Wb = malloc(ns_bf16_packed_size(C, OC) * sizeof(uint16_t));
         for (int i = 0; i < B * C; i++) x[i] = sinf(0.37f * (float)i + 0.1f);
         for (int i = 0; i < OC * C; i++) W[i] = 0.2f * cosf(0.91f * (float)i);
         for (int o = 0; o < OC; o++) bias[o] = 0.1f * (float)o - 0.3f;
-        ns_bf16_round(Wb, W, (size_t)OC * C);
+        ns_bf16_pack(Wb, W, C, OC);
         ns_linear_forward_bf16(got, x, Wb, bias, B, C, OC);
         ns_linear_forward(f32, x, W, bias, B, C, OC);
         double worst = 0, worst_f = 0;
@@ -70,7 +71,7 @@ static void test_bf16_linear(void)
             for (int o = 0; o < OC; o++) {
                 double ref = bias[o], mag = 0;
                 for (int c = 0; c < C; c++) {
-                    double p = (double)from_bf16(Wb[(size_t)o * C + c]) * from_bf16(ns_bf16(x[(size_t)b * C + c]));
+                    double p = (double)from_bf16(ns_bf16(W[(size_t)o * C + c])) * from_bf16(ns_bf16(x[(size_t)b * C + c]));
                     ref += p, mag += fabs(p);
                 }
                 worst = fmax(worst, fabs(got[b * OC + o] - ref) / (mag + 1));

@@ -675,8 +675,9 @@ static void test_builtin(void)
     ns_vocab_free(&av);
 }
 
-/* bfloat16 heads on dense features: projections within bfloat16 error of the
- * float ones (not equal to them), and float again once turned off. */
+/* bfloat16 inference on dense features: head projections and T's output
+ * within bfloat16 error of the float ones (not equal to them), and float
+ * again once turned off. */
 static void test_bf16_heads(void)
 {
     ns_world_config c;
@@ -704,7 +705,15 @@ static void test_bf16_heads(void)
     for (int i = 0; i < N * 16; i++) md = fmax(md, fabs(ref[i] - got[i])), scale = fmax(scale, fabs(ref[i]));
     CHECK(md > 0 && md < 0.02 * scale);
     CHECK(memcmp(ref, back, sizeof ref) == 0);
+    /* the residual-MLP T too (its output is LayerNorm'ed: entries of order 1) */
+    float ha[N * 16], tf[N * 16], tb[N * 16];
+    for (int i = 0; i < N * 16; i++) ha[i] = cosf(1.3f * (float)i);
+    ns_world_transition(&w, ws, ref, ha, N, tf);
     ns_world_set_bf16(&w, true);
+    ns_world_transition(&w, ws, ref, ha, N, tb);
+    md = 0;
+    for (int i = 0; i < N * 16; i++) md = fmax(md, fabs(tf[i] - tb[i]));
+    CHECK(md > 0 && md < 0.05);
     ns_world_set_bf16(&w, true); /* again: replaces the copy, no leak */
     ns_world_ws_free(ws);
     ns_features_free(&f);
