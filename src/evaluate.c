@@ -181,8 +181,8 @@ static float score_best(const float *pr, int n, const float *tab, const int64_t 
  * projections cached (see evaluate.h): (a) batch 1 and in batches of
  * NS_EVAL_LAT_BATCH queries; (b) T + scoring at batch 1, with the split T at
  * batch 1, and with the split T over every applicable action of the query
- * state (one expansion of a search), per transition.  Repeated until 0.2 s
- * or 50 passes; the scores feed a volatile sink so nothing is elided. */
+ * state (one expansion of a search), per transition.  Each repeated until
+ * 0.1 s or 50 passes; the scores feed a volatile sink so nothing is elided. */
 static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_inputs *in, const ns_refs *refs,
                             const int64_t *pools, int pool_size, const stab *tab, int queries, ns_eval_result *r)
 {

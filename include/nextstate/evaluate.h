@@ -13,7 +13,8 @@
  * s (dataset applicable_ops), the true action's prediction is among the k
  * closest (cosine) to π_s(E(s′)) — random and worst ties as above.
  * Latency per transition with cached candidate projections (normalised
- * π_s(E(c)) of its pool):  (a) full = π_s(E(s)) + π_a(E(a)) + T + 128-way
+ * π_s(E(c)), one row per state in a table; each pool scored through its
+ * row indices):  (a) full = π_s(E(s)) + π_a(E(a)) + T + 128-way
  * scoring; (b) T + scoring only, one query at a time (batch 1), mean over
  * up to latency_queries test transitions.  Also, per transition: (a) in
  * batches of NS_EVAL_LAT_BATCH queries (heads and T as matrix products, as a
@@ -21,8 +22,8 @@
  * state-only and action-only parts cached next to the projections
  * (ns_world_tstate / ns_world_taction), at batch 1 and over every
  * applicable action of the query state at once (one search expansion: the
- * state's part reused, m predictions scored against the 128 candidates as
- * one product).
+ * state's part reused, m predictions scored against the 128 candidates).
+ * Each measurement runs in a loop of its own (a search repeats one of them).
  *
  * POOL-SIZE SWEEP (ns_eval_pool_sweep; paper appendix B.4).  For each size
  * N, fresh pools for the list drawn as the protocol draws them
