@@ -72,6 +72,20 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *o
     return true;
 }
 
+bool cli_parse_range(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (s && end != s && !*end && !errno && v >= lo && v <= hi) {
+        *out = v;
+        return true;
+    }
+    if (hi == LONG_MAX) cli_usage(cmd, "%s expects an integer ≥ %ld, given '%s'", opt, lo, s ? s : "");
+    else cli_usage(cmd, "%s expects an integer in [%ld, %ld], given '%s'", opt, lo, hi, s ? s : "");
+    return false;
+}
+
 bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
 {
     char *end;

@@ -2,6 +2,7 @@
 #ifndef NEXTSTATE_CLI_H
 #define NEXTSTATE_CLI_H
 
+#include <limits.h> /* LONG_MAX for cli_parse_range */
 #include <stdbool.h>
 #include "nextstate/pddl.h"
 #include "nextstate/task.h"
@@ -39,6 +40,9 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Parses a number option value; returns false (after printing) when bad. */
 bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
 bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out);
+/* The same, also requiring lo ≤ value ≤ hi (hi = LONG_MAX: no upper bound);
+ * one message either way. */
+bool cli_parse_range(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out);
 
 
 int cmd_solve(int argc, char **argv);

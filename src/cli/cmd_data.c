@@ -61,15 +61,15 @@ static int data_build(int argc, char **argv)
             else rc = cli_usage("data", "--mode expects optimal or full");
             i++;
         } else if (!strcmp(a, "--max-states")) {
-            if (!cli_parse_long("data", a, v, &n) || n < 1) rc = NS_ERR_USAGE;
+            if (!cli_parse_range("data", a, v, 1, LONG_MAX, &n)) rc = NS_ERR_USAGE;
             o.max_states = (size_t)n;
             i++;
         } else if (!strcmp(a, "--plans")) {
-            if (!cli_parse_long("data", a, v, &n) || n < 0 || n > 1000000) rc = NS_ERR_USAGE;
+            if (!cli_parse_range("data", a, v, 0, 1000000, &n)) rc = NS_ERR_USAGE;
             o.plans = (int)n;
             i++;
         } else if (!strcmp(a, "--seed")) {
-            if (!cli_parse_long("data", a, v, &n) || n < 0) rc = NS_ERR_USAGE;
+            if (!cli_parse_range("data", a, v, 0, LONG_MAX, &n)) rc = NS_ERR_USAGE;
             o.seed = (uint64_t)n;
             i++;
         } else if (!strcmp(a, "--time-limit")) {

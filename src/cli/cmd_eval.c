@@ -107,10 +107,10 @@ int cmd_eval(int argc, char **argv)
                 if (strcmp(v, "test") && strcmp(v, "dev")) rc = cli_usage("eval", "--on expects test or dev, given '%s'", v);
                 on = v;
             } else if (!strcmp(a, "--seed")) {
-                if (!cli_parse_long("eval", a, v, &n) || n < 0) rc = cli_usage("eval", "--seed expects an integer ≥ 0");
+                if (!cli_parse_range("eval", a, v, 0, LONG_MAX, &n)) rc = NS_ERR_USAGE;
                 else eo.seed = (uint64_t)n;
             } else if (!strcmp(a, "--latency")) {
-                if (!cli_parse_long("eval", a, v, &n) || n < 0) rc = cli_usage("eval", "--latency expects an integer ≥ 0");
+                if (!cli_parse_range("eval", a, v, 0, 1L << 30, &n)) rc = NS_ERR_USAGE;
                 else eo.latency_queries = (int)n;
             } else if (!strcmp(a, "--pool-sweep")) {
                 free(sweep);

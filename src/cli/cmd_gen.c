@@ -26,7 +26,7 @@ int cmd_gen(int argc, char **argv)
             list_domains();
             return 0;
         } else if (!strcmp(a, "--seed")) {
-            if (!cli_parse_long("gen", a, v, &seed) || seed < 0) return NS_ERR_USAGE;
+            if (!cli_parse_range("gen", a, v, 0, LONG_MAX, &seed)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (!v) return cli_usage("gen", "%s expects a file name", a);

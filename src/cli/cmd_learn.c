@@ -56,7 +56,7 @@ int cmd_learn(int argc, char **argv)
                    !strcmp(a, "--layers") || !strcmp(a, "--batch") || !strcmp(a, "--iterations") ||
                    !strcmp(a, "--max-objects") || !strcmp(a, "--rounds") || !strcmp(a, "--depth") ||
                    !strcmp(a, "--threads")) {
-            if (!cli_parse_long("learn", a, v, &n) || n < 0 || n > (1L << 30)) return NS_ERR_USAGE;
+            if (!cli_parse_range("learn", a, v, 0, 1L << 30, &n)) return NS_ERR_USAGE;
             if (!strcmp(a, "--seed")) c.seed = (uint64_t)n;
             else if (!strcmp(a, "--epochs")) c.epochs = (int)n;
             else if (!strcmp(a, "--hidden")) c.hidden = (int)n;

@@ -105,7 +105,7 @@ int cmd_plan(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(a, "--width") || !strcmp(a, "--max-steps")) {
-            if (!cli_parse_long("plan", a, v, &n) || n < 1 || n > (1L << 24)) {
+            if (!cli_parse_range("plan", a, v, 1, 1L << 24, &n)) {
                 free(rest);
                 return NS_ERR_USAGE;
             }

@@ -38,8 +38,7 @@ int cmd_reference(int argc, char **argv)
                     rc = cli_usage("reference", "--on expects test or dev, given '%s'", v);
                 on = v;
             } else if (!strcmp(a, "--seed")) {
-                if (!cli_parse_long("reference", a, v, &n) || n < 0)
-                    rc = cli_usage("reference", "--seed expects an integer ≥ 0");
+                if (!cli_parse_range("reference", a, v, 0, LONG_MAX, &n)) rc = NS_ERR_USAGE;
                 else seed = (uint64_t)n;
             } else rc = cli_usage("reference", "unknown option '%s' (see `nextstate help reference`)", a);
         }

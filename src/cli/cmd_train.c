@@ -14,12 +14,7 @@
 
 static bool want_int(const char *opt, const char *v, long lo, long *out)
 {
-    if (!cli_parse_long("train", opt, v, out)) return false;
-    if (*out < lo) {
-        cli_usage("train", "%s expects an integer ≥ %ld, given '%s'", opt, lo, v);
-        return false;
-    }
-    return true;
+    return cli_parse_range("train", opt, v, lo, LONG_MAX, out);
 }
 
 static bool log_epoch(void *ctx, int epoch, double loss, double dev_hit5, double seconds)

@@ -51,10 +51,11 @@ grep -q "bfloat16 heads" "$TMP/out" || fail "table: $(cat "$TMP/out")"
 
 # usage errors
 for bad in "--pool-sweep 0" "--pool-sweep abc" "--pool-sweep 16,,full" "--pool-sweep 1" "--rollout-pool -3" \
-    "--rollout-pool x" "--rollout-pool 1"; do
+    "--rollout-pool x" "--rollout-pool 1" "--seed x" "--seed -1" "--latency -3"; do
     # shellcheck disable=SC2086
     expect_exit 30 "$NS" eval "$TMP/sp" "$TMP/m.ckpt" $bad
     grep -q "eval: --" "$TMP/err" || fail "$bad: message $(cat "$TMP/err")"
+    [ "$(grep -c "^nextstate eval: " "$TMP/err")" = 1 ] || fail "$bad: not one message: $(cat "$TMP/err")"
 done
 expect_exit 30 "$NS" eval "$TMP/sp" "$TMP/m.ckpt" --pool-sweep
 grep -q "expects a value" "$TMP/err" || fail "missing value: $(cat "$TMP/err")"
