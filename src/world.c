@@ -1175,6 +1175,13 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
             for (int j = 1 + m; j < kmax; j++) pad_pair[(size_t)na * kmax + j] = -1;
             na++;
         }
+        /* rows as wide as the batch's widest (the loss ignores padding; states rarely have K + 1 actions) */
+        int wide = 1;
+        for (int r = 0; r < na; r++)
+            if (count[r] > wide) wide = count[r];
+        for (int r = 1; r < na && wide < kmax; r++)
+            memmove(pad_pair + (size_t)r * wide, pad_pair + (size_t)r * kmax, (size_t)wide * sizeof *pad_pair);
+        kmax = wide;
     }
     /* unique action rows */
     memcpy(uniq, pair_a, (size_t)P * sizeof(int64_t));

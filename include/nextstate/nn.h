@@ -28,7 +28,10 @@ void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int c
  * against one query.  Summed in 16 interleaved lanes (vectorised), so the
  * rounding differs from a sequential loop's; equal rows give equal scores. */
 void ns_dots(float *out, const float *q, const float *C, int n, int D);
-/* The same over rows rows[0 … n) of C (a table of cached candidates). */
+/* The same over rows rows[0 … n) of C (a table of cached candidates).
+ * Both use an AVX-512 kernel where the CPU has it and D % 16 == 0: its
+ * fused multiply-adds round in the last bits unlike the C loop's, the same
+ * way for every row. */
 void ns_dots_rows(float *out, const float *q, const float *C, const int64_t *rows, int n, int D);
 
 /* ---- dense linear: out = inp · Wᵀ + bias ------------------------------- */
