@@ -78,6 +78,35 @@ static void held_steps(const ns_dataset **ds, const ns_refs *test, const ns_refs
     }
 }
 
+/* Each dataset's share of the list (refs with their pools) evaluated on its own, into per[d] (n = 0
+ * where the list has none of it); no latency.  For splits over several datasets (cross-domain,
+ * leave-one-out, multi-domain): the per-domain numbers of the papers' tables from one run. */
+static ns_status eval_per_dataset(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs,
+                                  const int64_t *pools, int psize, const ns_eval_opts *eo, ns_eval_result *per,
+                                  ns_error *err)
+{
+    ns_eval_opts o = *eo;
+    o.latency_queries = 0;
+    o.progress = false;
+    int64_t *ref = ns_xmalloc((size_t)(refs->n ? refs->n : 1) * 2 * sizeof *ref);
+    int64_t *pl = ns_xmalloc((size_t)(refs->n ? refs->n : 1) * (size_t)psize * sizeof *pl);
+    ns_status st = NS_OK;
+    for (int d = 0; d < in->nds && !st; d++) {
+        int64_t n = 0;
+        for (int64_t i = 0; i < refs->n; i++) {
+            if (refs->ref[2 * i] != d) continue;
+            ref[2 * n] = d, ref[2 * n + 1] = refs->ref[2 * i + 1];
+            memcpy(pl + n * psize, pools + i * psize, (size_t)psize * sizeof *pl);
+            n++;
+        }
+        memset(&per[d], 0, sizeof per[d]);
+        if (n) st = ns_eval_world(w, in, &(ns_refs){ref, n}, pl, psize, &o, &per[d], err);
+    }
+    free(ref);
+    free(pl);
+    return st;
+}
+
 int cmd_eval(int argc, char **argv)
 {
     const char *split_dir = NULL, *model = NULL, *sspec = NULL, *aspec = NULL, *on = "test";
@@ -159,6 +188,7 @@ int cmd_eval(int argc, char **argv)
     memset(&in, 0, sizeof in);
     int64_t *pools = NULL, *rpools = NULL;
     ns_eval_sweep *sw = NULL;
+    ns_eval_result *per = NULL; /* per dataset, when the split has several */
     ns_eval_plan_result pr;
     ns_eval_rollout_result ro;
     memset(&ro, 0, sizeof ro);
@@ -195,6 +225,10 @@ int cmd_eval(int argc, char **argv)
     eo.progress = !quiet;
     ns_eval_result r;
     if (ns_eval_world(&w, &in, refs, pl, psize, &eo, &r, &err)) goto fail;
+    if (sp.ndatasets > 1) {
+        per = ns_xcalloc((size_t)sp.ndatasets, sizeof *per);
+        if (eval_per_dataset(&w, &in, refs, pl, psize, &eo, per, &err)) goto fail;
+    }
     /* fresh pools (sweep, rollout) are keyed by --seed like the dev pools */
     if (nsweep) {
         sw = ns_xcalloc((size_t)nsweep, sizeof *sw);
@@ -247,6 +281,18 @@ int cmd_eval(int argc, char **argv)
         ns_json_put_str(&b, aspec);
         ns_buf_puts(&b, ", \"metrics\": ");
         ns_eval_json(&r, &b);
+        if (per) {
+            ns_buf_puts(&b, ", \"per_dataset\": [");
+            for (int d = 0; d < sp.ndatasets; d++) {
+                ns_buf_puts(&b, d ? ", {\"domain\": " : "{\"domain\": ");
+                ns_json_put_str(&b, sp.sources[d].domain ? sp.sources[d].domain : "");
+                ns_buf_puts(&b, ", \"metrics\": ");
+                if (per[d].n) ns_eval_json(&per[d], &b);
+                else ns_buf_puts(&b, "null"); /* none of the list is in this dataset */
+                ns_buf_putc(&b, '}');
+            }
+            ns_buf_putc(&b, ']');
+        }
         if (nsweep) {
             ns_buf_puts(&b, ", \"pool_sweep\": ");
             ns_eval_sweep_json(sw, nsweep, &b);
@@ -264,6 +310,17 @@ int cmd_eval(int argc, char **argv)
         ns_buf_printf(&b, "%s on %s (%s, %s list%s)\n", model, split_dir, ns_protocol_name(sp.protocol), on,
                       bf16 ? ", bfloat16 heads" : "");
         ns_eval_table(&r, &b);
+        if (per) {
+            ns_buf_printf(&b, "per dataset        queries   Hit@1    Hit@5    Hit@10   Hit@5 worst  ceiling@5\n");
+            for (int d = 0; d < sp.ndatasets; d++) {
+                const char *name = sp.sources[d].domain ? sp.sources[d].domain : "?";
+                if (!per[d].n) ns_buf_printf(&b, "  %-16s       0  —\n", name);
+                else
+                    ns_buf_printf(&b, "  %-16s %7lld  %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%     %6.2f%%\n", name,
+                                  (long long)per[d].n, 100 * per[d].hit[0], 100 * per[d].hit[1], 100 * per[d].hit[2],
+                                  100 * per[d].hit_worst[1], 100 * per[d].ceil[1]);
+            }
+        }
         if (nsweep) ns_eval_sweep_table(sw, nsweep, &b);
         if (plans) ns_eval_plans_table(&pr, &b);
         if (rollout) ns_eval_rollout_table(&ro, &b);
@@ -277,6 +334,7 @@ done:
     free(pools);
     free(rpools);
     free(sw);
+    free(per);
     free(sweep);
     ns_eval_rollout_free(&ro);
     ns_world_inputs_free(&in);

@@ -137,6 +137,8 @@ static const command commands[] = {
      "  --bf16: the projection heads' and the residual-MLP T's dense layers compute with bfloat16 weights\n"
      "  and inputs (float sums): half the weight bytes, so a batch-1 query's weights fit in a core's L2;\n"
      "  every number then comes from that mode (JSON \"heads\": \"bfloat16\"; the split T stays float).\n"
+     "  Splits over several datasets (cross-domain, leave-one-out, multi-domain) also get each dataset's\n"
+     "  share of the list on its own: JSON \"per_dataset\" (null where the list has none of it), a table.\n"
      "  Features default to what the checkpoint was trained with."},
     {"reference", cmd_reference, "non-learned reference methods (identity, offset, lifted STRIPS) on a split",
      "nextstate reference SPLIT_DIR --method identity|offset-action|offset-schema|strips [--on test|dev]\n"
