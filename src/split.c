@@ -369,6 +369,7 @@ static bool seen_insert(seen_set *S, int64_t v)
 
 typedef struct pooler {
     int P;
+    uint64_t seed;
     seen_set seen;
     int64_t *scratch; /* 2P + 2 */
     /* plan-variant: states on the optimal-plan DAG sorted by (problem, g, id) */
@@ -499,7 +500,7 @@ static void pool_row(pooler *pl, const ns_split *sp, const ns_dataset *ds, int d
     for (int j = 1; j < P; j++) row[j] = -1;
     if (need <= 0) return;
     ns_rng r;
-    ns_rng_seed(&r, stream_seed(sp->seed, TAG_POOL, (uint64_t)d, (uint64_t)t));
+    ns_rng_seed(&r, stream_seed(pl->seed, TAG_POOL, (uint64_t)d, (uint64_t)t));
     seen_clear(&pl->seen);
     seen_insert(&pl->seen, truth);
     const ns_ds_problem *pr = &ds->problems[tr[0]];
@@ -530,10 +531,16 @@ static void pool_row(pooler *pl, const ns_split *sp, const ns_dataset *ds, int d
 
 int64_t *ns_split_pools_for(const ns_split *sp, const ns_dataset *const *ds, const ns_refs *refs)
 {
-    int P = sp->pool_size;
+    return ns_split_pools_draw(sp, ds, refs, sp->pool_size, sp->seed);
+}
+
+int64_t *ns_split_pools_draw(const ns_split *sp, const ns_dataset *const *ds, const ns_refs *refs, int P,
+                             uint64_t seed)
+{
     if (P <= 0 || refs->n == 0) return NULL;
     pooler pl = {0};
     pl.P = P;
+    pl.seed = seed;
     seen_init(&pl.seen, P);
     pl.scratch = ns_xmalloc(sizeof(int64_t) * (2 * (size_t)P + 2));
     if (sp->protocol == NS_PROTO_PLAN_VARIANT) build_dag_index(&pl, ds[0]);

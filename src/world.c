@@ -1292,7 +1292,7 @@ ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split 
     int64_t *brefs = ns_xmalloc((size_t)2 * o->batch * sizeof *brefs);
     int64_t *dev_pools = NULL;
     int dev_pool = o->dev_pool > 1 ? o->dev_pool : 128;
-    if (dev->n > 0) dev_pools = ns_eval_make_pools(in, dev, sp->protocol, dev_pool, o->seed ^ 0x646576ULL);
+    if (dev->n > 0) dev_pools = ns_split_pools_draw(sp, in->ds, dev, dev_pool, o->seed ^ 0x646576ULL);
     float *best = dev->n > 0 ? ns_xmalloc(w->p.total * sizeof(float)) : NULL;
     ns_world_ws *ws = ns_world_ws_new();
     ns_progress pg;

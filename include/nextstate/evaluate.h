@@ -128,10 +128,12 @@ ns_status ns_eval_world(const ns_world *w, const ns_world_inputs *in, const ns_r
 ns_status ns_eval_hits(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                        int pool_size, uint64_t seed, double hit[3], double *mrr, ns_error *err);
 
-/* Pools for a list without stored pools (the dev list), drawn as the
- * protocol draws test pools: same-problem states for extrapolation,
- * multi-domain and plan-variant, else uniform over the dataset's states;
- * truth first, distinct distractors, −1 padding.  malloc'ed n × pool_size. */
+/* Pools of the pool-size sweep (no split at hand, only its protocol):
+ * same-problem states for extrapolation, multi-domain and plan-variant,
+ * else uniform over the dataset's states; truth first, distinct
+ * distractors, −1 padding.  malloc'ed n × pool_size.  Dev and rollout pools
+ * come from the split's own rules instead (split.h ns_split_pools_draw:
+ * plan-variant's same-depth groups, interpolation's replacement). */
 int64_t *ns_eval_make_pools(const ns_world_inputs *in, const ns_refs *refs, ns_protocol proto, int pool_size,
                             uint64_t seed);
 
@@ -198,7 +200,7 @@ typedef struct ns_eval_rollout_result {
 
 void ns_eval_rollout_free(ns_eval_rollout_result *r);
 /* refs with their pools (refs->n × pool_size: the split's, or fresh ones from
- * ns_eval_make_pools). */
+ * ns_split_pools_draw). */
 ns_status ns_eval_rollout(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                           int pool_size, uint64_t seed, ns_eval_rollout_result *r, ns_error *err);
 /* {"pool_size", "runs", "steps", "mean_len", "regimes": ["teacher", "snapped", "unsnapped"],

@@ -118,6 +118,11 @@ ns_status ns_split_test_plans(const ns_split *sp, const ns_dataset *const *ds, i
  * is 0 or refs is empty): the same rows as the stored pools for test transitions — each pool comes
  * from a stream keyed by (seed, dataset, transition). */
 int64_t *ns_split_pools_for(const ns_split *sp, const ns_dataset *const *ds, const ns_refs *refs);
+/* Pools of pool_size drawn by the split's rules (protocol, replacement, plan-variant's same-depth
+ * groups) from streams keyed by (seed, dataset, transition): the dev list's, a rollout's — so they
+ * are as hard as the test pools.  NULL when pool_size ≤ 0 or refs is empty. */
+int64_t *ns_split_pools_draw(const ns_split *sp, const ns_dataset *const *ds, const ns_refs *refs, int pool_size,
+                             uint64_t seed);
 
 /* "interpolation", "plan-variant", … <-> protocol; -1 when unknown. */
 int ns_protocol_parse(const char *name);

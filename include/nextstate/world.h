@@ -33,8 +33,9 @@
  * learning rate 0.1 → 1 over the first 10 epochs; batch 128; LayerNorm and
  * bias tensors are decayed too (torch's AdamW over model.parameters()).
  * Model selection: the epoch with the best Hit@5 on the split's DEV list,
- * ties broken by the dev mean reciprocal rank (dev pools drawn as the
- * protocol draws test pools, ns_eval_make_pools); never the test list.
+ * ties broken by the dev mean reciprocal rank (dev pools drawn by the
+ * split's rules, ns_split_pools_draw, as hard as its test pools); never the
+ * test list.
  *
  * FEATURES AND IDS (project-wide convention).  State features: one row per
  * dataset state, row = the dataset's global state id.  Action features: one

@@ -71,10 +71,10 @@ int cmd_reference(int argc, char **argv)
     if (!strcmp(on, "dev")) {
         refs = &sp.dev;
         psize = sp.pool_size > 1 ? sp.pool_size : 128;
-        pools = ns_eval_make_pools(&in, refs, sp.protocol, psize, seed ^ 0x646576ULL);
+        pools = ns_split_pools_draw(&sp, ds, refs, psize, seed ^ 0x646576ULL);
         pl = pools;
     }
-    if (psize < 1 || !pl) {
+    if (psize < 1 || (!pl && refs->n > 0)) {
         ns_error_set(&err, NS_ERR_INPUT, split_dir, 0, 0, "the split has no candidate pools (made with --pool-size 0)");
         goto fail;
     }

@@ -313,6 +313,31 @@ static void test_plan_variant(void)
             int64_t *again = ns_split_pools_for(&sp, ds, &sp.test);
             CHECK(again && !memcmp(again, sp.pools, sizeof(int64_t) * (size_t)sp.test.n * (size_t)pool));
             free(again);
+            /* … and for the dev list with another size and seed: by the same rules (same-depth group
+             * first), other draws */
+            if (sp.dev.n > 0) {
+                const int P2 = 6;
+                int64_t *dv = ns_split_pools_draw(&sp, ds, &sp.dev, P2, 99);
+                int64_t grouped = 0, bad_dev = 0;
+                const int32_t *g = D->state_g.data;
+                for (int64_t i = 0; i < sp.dev.n; i++) {
+                    const int32_t *tr = ns_dataset_transition(D, sp.dev.ref[2 * i + 1]);
+                    const int64_t *row = dv + (size_t)i * P2;
+                    const ns_ds_problem *pr = &D->problems[tr[0]];
+                    int64_t G = 0;
+                    for (int64_t st = pr->state_offset; st < pr->state_offset + pr->nstates; st++)
+                        G += st != tr[3] && on_dag(D, st) && g[st] == g[tr[3]];
+                    bad_dev += row[0] != tr[3];
+                    if (G < P2 - 1) continue;
+                    grouped++;
+                    for (int j = 1; j < P2; j++) bad_dev += !(on_dag(D, row[j]) && g[row[j]] == g[tr[3]]);
+                }
+                CHECK_EQ_INT(bad_dev, 0);
+                if (pool == 8) CHECK(grouped > 0);
+                int64_t *dv2 = ns_split_pools_draw(&sp, ds, &sp.dev, P2, 100);
+                CHECK(memcmp(dv, dv2, sizeof(int64_t) * (size_t)sp.dev.n * P2) != 0);
+                free(dv), free(dv2);
+            }
             ns_split_free(&sp);
         }
     }
