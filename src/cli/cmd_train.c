@@ -166,6 +166,11 @@ int cmd_train(int argc, char **argv)
                 cfg.action_sparse ? "sparse" : "dense", cfg.action_dim, ns_action_rows_name(cfg.action_rows),
                 cs + ca + ct);
     if (ns_world_train(&w, &in, &sp, &o, &st, &err)) goto fail;
+    char best_dev[32] = "null", best_dev4[32] = "none"; /* no dev check ran (no epochs, or no dev list) */
+    if (st.best_dev_hit5 >= 0) {
+        snprintf(best_dev, sizeof best_dev, "%.9g", st.best_dev_hit5);
+        snprintf(best_dev4, sizeof best_dev4, "%.4f", st.best_dev_hit5);
+    }
     ns_buf_puts(&b, "{\"split\": ");
     ns_json_put_str(&b, split_dir);
     ns_buf_printf(&b,
@@ -173,7 +178,7 @@ int cmd_train(int argc, char **argv)
                   "\"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
                   "\"beta1\": %.9g, \"beta2\": %.9g, \"warmup_epochs\": %d, \"warmup_start\": %.9g, \"batch\": %d, "
                   "\"epochs\": %d, \"epochs_run\": %d, \"seed\": %llu, \"tau\": %.9g, \"action_weight\": %.9g, "
-                  "\"action_loss\": \"%s\", \"action_k\": %d, \"best_epoch\": %d, \"best_dev_hit@5\": %.9g, "
+                  "\"action_loss\": \"%s\", \"action_k\": %d, \"best_epoch\": %d, \"best_dev_hit@5\": %s, "
                   "\"last_loss\": %.9g, \"steps\": %lld, \"samples\": %lld, \"seconds\": %.3f, "
                   "\"samples_per_s\": %.1f, \"params\": {\"state_head\": %zu, \"action_head\": %zu, "
                   "\"transition\": %zu, \"total\": %zu}}",
@@ -183,14 +188,14 @@ int cmd_train(int argc, char **argv)
                   o.beta1, o.beta2, o.warmup_epochs, o.warmup_start, o.batch, o.epochs, st.epochs_run,
                   (unsigned long long)o.seed, o.tau, o.action_weight,
                   o.action_weight <= 0 ? "none" : o.action_grid ? "grid" : "list", o.action_k, st.best_epoch,
-                  st.best_dev_hit5, st.last_loss, (long long)st.steps, (long long)st.samples, st.seconds,
+                  best_dev, st.last_loss, (long long)st.steps, (long long)st.samples, st.seconds,
                   st.samples_per_s, cs, ca, ct, cs + ca + ct);
     ns_world_features_json(&fj, sspec, aspec, &sv, &av, &sstd, &astd);
     if (ns_world_save(&w, out, fj.data, b.data, &err)) goto fail;
     if (json) printf("%s\n", b.data);
     if (!quiet)
-        fprintf(stderr, "%s: %d epochs in %.1f s (%.0f samples/s), best dev Hit@5 %.4f at epoch %d, final loss %.4f\n",
-                out, st.epochs_run, st.seconds, st.samples_per_s, st.best_dev_hit5, st.best_epoch, st.last_loss);
+        fprintf(stderr, "%s: %d epochs in %.1f s (%.0f samples/s), best dev Hit@5 %s at epoch %d, final loss %.4f\n",
+                out, st.epochs_run, st.seconds, st.samples_per_s, best_dev4, st.best_epoch, st.last_loss);
     goto done;
 fail:
     rc = cli_report(&err);

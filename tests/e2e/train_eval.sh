@@ -16,6 +16,10 @@ train -o "$TMP/m.ckpt" --json --log "$TMP/log.txt"
 grep -q '"best_epoch": [1-9]' "$TMP/out" || fail "train --json: $(cat "$TMP/out")"
 grep -q '"samples_per_s"' "$TMP/out" || fail "train --json lacks samples_per_s"
 [ "$(wc -l <"$TMP/log.txt")" -eq 25 ] || fail "log should have 25 epoch lines"
+grep -qE '"best_dev_hit@5": [01]' "$TMP/out" || fail "best dev Hit@5 not a number: $(cat "$TMP/out")"
+# no epoch, no dev check: null, not -1
+train -o "$TMP/m0.ckpt" --json --epochs 0
+grep -q '"best_dev_hit@5": null' "$TMP/out" || fail "0 epochs: $(cat "$TMP/out")"
 # same seed, same weights: the checkpoints differ only in their meta's timings, so compare predictions
 train -o "$TMP/m2.ckpt"
 strip() { sed -e 's/"seconds": [0-9.e-]*//' -e 's/"model": "[^"]*"//'; }
