@@ -478,44 +478,6 @@ ns_status ns_eval_hits(const ns_world *w, const ns_world_inputs *in, const ns_re
     return st;
 }
 
-int64_t *ns_eval_make_pools(const ns_world_inputs *in, const ns_refs *refs, ns_protocol proto, int pool_size,
-                            uint64_t seed)
-{
-    int64_t *pools = ns_xmalloc((size_t)(refs->n ? refs->n : 1) * pool_size * sizeof *pools);
-    bool same_problem =
-        proto == NS_PROTO_EXTRAPOLATION || proto == NS_PROTO_MULTI_DOMAIN || proto == NS_PROTO_PLAN_VARIANT;
-    for (int64_t i = 0; i < refs->n; i++) {
-        int d = (int)refs->ref[2 * i];
-        int64_t t = refs->ref[2 * i + 1];
-        const ns_dataset *ds = in->ds[d];
-        const int32_t *tr = ns_dataset_transition(ds, t);
-        int64_t lo = 0, hi = ns_dataset_nstates(ds);
-        if (same_problem) {
-            lo = ds->problems[tr[0]].state_offset;
-            hi = lo + ds->problems[tr[0]].nstates;
-        }
-        ns_rng rng;
-        ns_rng_seed(&rng, ns_hash_mix(seed ^ ns_hash_mix((uint64_t)d * 0x9e3779b97f4a7c15ULL + (uint64_t)t)));
-        int64_t *row = pools + i * pool_size;
-        row[0] = tr[3];
-        int k = 1;
-        int64_t avail = hi - lo - 1;
-        if (avail <= pool_size - 1) {
-            for (int64_t s = lo; s < hi; s++)
-                if (s != tr[3]) row[k++] = s;
-        } else {
-            while (k < pool_size) {
-                int64_t s = lo + (int64_t)ns_rng_below(&rng, (uint64_t)(hi - lo));
-                bool dup = s == tr[3];
-                for (int j = 1; j < k && !dup; j++) dup = row[j] == s;
-                if (!dup) row[k++] = s;
-            }
-        }
-        for (; k < pool_size; k++) row[k] = -1;
-    }
-    return pools;
-}
-
 /* `, "NAME@1": v[0], "NAME@5": v[1]…` for the first n of k = 1, 5, 10, with
  * SUFFIX after the k ("", "_worst", "_ceiling"…). */
 static void put_at_k(ns_buf *b, const char *name, const char *suffix, const double *v, int n)
@@ -692,10 +654,11 @@ static ns_status run_full(const ns_world *w, const ns_world_inputs *in, const ns
     return NS_OK;
 }
 
-ns_status ns_eval_pool_sweep(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, ns_protocol proto,
+ns_status ns_eval_pool_sweep(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const ns_split *sp,
                              const int *sizes, int nsizes, uint64_t pool_seed, uint64_t seed, ns_eval_sweep *out,
                              ns_error *err)
 {
+    ns_protocol proto = sp->protocol;
     /* the widest candidate set: larger pools hold every candidate, as this size does */
     int64_t widest = 1;
     for (int64_t i = 0; i < refs->n; i++) {
@@ -710,7 +673,7 @@ ns_status ns_eval_pool_sweep(const ns_world *w, const ns_world_inputs *in, const
             st = run_full(w, in, refs, proto, seed, &out[s], err);
         } else {
             int n = (int)(sizes[s] < widest ? sizes[s] : widest);
-            int64_t *pools = ns_eval_make_pools(in, refs, proto, n, pool_seed);
+            int64_t *pools = ns_split_pools_draw(sp, in->ds, refs, n, pool_seed);
             ns_eval_opts o;
             ns_eval_opts_init(&o);
             o.seed = seed;

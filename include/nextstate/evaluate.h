@@ -26,8 +26,8 @@
  * Each measurement runs in a loop of its own (a search repeats one of them).
  *
  * POOL-SIZE SWEEP (ns_eval_pool_sweep; paper appendix B.4).  For each size
- * N, fresh pools for the list drawn as the protocol draws them
- * (ns_eval_make_pools with the given pool seed; N larger than every query's
+ * N, fresh pools for the list drawn by the split's rules
+ * (ns_split_pools_draw with the given pool seed; N larger than every query's
  * candidate set is clamped, which leaves the pools unchanged: they hold every
  * candidate then), ranked as above without Acc or latency — so N = the
  * split's pool size with the same draw is exactly ns_eval_world on those
@@ -128,15 +128,6 @@ ns_status ns_eval_world(const ns_world *w, const ns_world_inputs *in, const ns_r
 ns_status ns_eval_hits(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                        int pool_size, uint64_t seed, double hit[3], double *mrr, ns_error *err);
 
-/* Pools of the pool-size sweep (no split at hand, only its protocol):
- * same-problem states for extrapolation, multi-domain and plan-variant,
- * else uniform over the dataset's states; truth first, distinct
- * distractors, −1 padding.  malloc'ed n × pool_size.  Dev and rollout pools
- * come from the split's own rules instead (split.h ns_split_pools_draw:
- * plan-variant's same-depth groups, interpolation's replacement). */
-int64_t *ns_eval_make_pools(const ns_world_inputs *in, const ns_refs *refs, ns_protocol proto, int pool_size,
-                            uint64_t seed);
-
 /* The result as a JSON object (no trailing newline). */
 void ns_eval_json(const ns_eval_result *r, ns_buf *b);
 
@@ -151,7 +142,7 @@ typedef struct ns_eval_sweep {
 
 /* One row per size in sizes[0 … nsizes) (0: full) into out[]; pools drawn
  * with pool_seed, ties broken with seed. */
-ns_status ns_eval_pool_sweep(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, ns_protocol proto,
+ns_status ns_eval_pool_sweep(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const ns_split *sp,
                              const int *sizes, int nsizes, uint64_t pool_seed, uint64_t seed, ns_eval_sweep *out,
                              ns_error *err);
 /* [{"pool": N | "full", "n", "mean_pool", "hit": [3], "hit_worst": [3], "mrr"}, …] and a table. */

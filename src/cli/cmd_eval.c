@@ -232,7 +232,7 @@ int cmd_eval(int argc, char **argv)
     /* fresh pools (sweep, rollout) are keyed by --seed like the dev pools */
     if (nsweep) {
         sw = ns_xcalloc((size_t)nsweep, sizeof *sw);
-        if (ns_eval_pool_sweep(&w, &in, refs, sp.protocol, sweep, nsweep, eo.seed ^ 0x7377656570ULL, eo.seed, sw, &err))
+        if (ns_eval_pool_sweep(&w, &in, refs, &sp, sweep, nsweep, eo.seed ^ 0x7377656570ULL, eo.seed, sw, &err))
             goto fail;
     }
     plans = has_plans(ds, sp.ndatasets);

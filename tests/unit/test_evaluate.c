@@ -90,14 +90,16 @@ static void test_sweep_reproduces_eval(void)
     if (!ready) return;
     ns_protocol protos[2] = {NS_PROTO_INTERPOLATION, NS_PROTO_EXTRAPOLATION};
     for (int p = 0; p < 2; p++) {
-        int64_t *pools = ns_eval_make_pools(&IN, &SP.test, protos[p], SP.pool_size, 77);
+        ns_split v = SP; /* the split's rules under protocol p */
+        v.protocol = protos[p];
+        int64_t *pools = ns_split_pools_draw(&v, DSP, &SP.test, SP.pool_size, 77);
         ns_eval_opts o = plain_opts(5);
         ns_eval_result r;
         ns_error e;
         CHECK(ns_eval_world(&W, &IN, &SP.test, pools, SP.pool_size, &o, &r, &e) == NS_OK);
         int sizes[4] = {SP.pool_size, 0, 1000000, 16};
         ns_eval_sweep s[4];
-        CHECK(ns_eval_pool_sweep(&W, &IN, &SP.test, protos[p], sizes, 4, 77, 5, s, &e) == NS_OK);
+        CHECK(ns_eval_pool_sweep(&W, &IN, &SP.test, &v, sizes, 4, 77, 5, s, &e) == NS_OK);
         printf("  %s: hit@5 %.3f (pool %.1f), full %.3f (pool %.1f), 16: %.3f\n", ns_protocol_name(protos[p]), s[0].hit[1],
                s[0].mean_pool, s[1].hit[1], s[1].mean_pool, s[3].hit[1]);
         /* N = the split's size, same draw: exactly the ordinary evaluation */
@@ -119,8 +121,10 @@ static void test_sweep_reproduces_eval(void)
     int sizes[1] = {0};
     ns_eval_sweep a, b;
     ns_error e;
-    CHECK(ns_eval_pool_sweep(&W, &IN, &ALL, NS_PROTO_INTERPOLATION, sizes, 1, 1, 1, &a, &e) == NS_OK);
-    CHECK(ns_eval_pool_sweep(&W, &IN, &ALL, NS_PROTO_PLAN_VARIANT, sizes, 1, 1, 1, &b, &e) == NS_OK);
+    ns_split pv = SP;
+    pv.protocol = NS_PROTO_PLAN_VARIANT;
+    CHECK(ns_eval_pool_sweep(&W, &IN, &ALL, &SP, sizes, 1, 1, 1, &a, &e) == NS_OK);
+    CHECK(ns_eval_pool_sweep(&W, &IN, &ALL, &pv, sizes, 1, 1, 1, &b, &e) == NS_OK);
     double want = 0;
     for (int64_t t = 0; t < ALL.n; t++) want += (double)DS.problems[ns_dataset_transition(&DS, t)[0]].nstates;
     CHECK(a.mean_pool == (double)ns_dataset_nstates(&DS));
@@ -132,7 +136,7 @@ static void test_sweep_reproduces_eval(void)
 static void test_plans_teacher_forced(void)
 {
     if (!ready) return;
-    int64_t *pools = ns_eval_make_pools(&IN, &ALL, NS_PROTO_INTERPOLATION, 64, 3);
+    int64_t *pools = ns_split_pools_draw(&SP, DSP, &ALL, 64, 3);
     ns_eval_plan_result r;
     ns_error e;
     CHECK(ns_eval_plans(&W, &IN, &ALL, pools, 64, NULL, 9, &r, &e) == NS_OK);
@@ -176,7 +180,7 @@ static void test_plans_teacher_forced(void)
 static void test_rollout_depth_one(void)
 {
     if (!ready) return;
-    int64_t *pools = ns_eval_make_pools(&IN, &ALL, NS_PROTO_INTERPOLATION, 100, 4);
+    int64_t *pools = ns_split_pools_draw(&SP, DSP, &ALL, 100, 4);
     ns_eval_rollout_result r;
     ns_error e;
     CHECK(ns_eval_rollout(&W, &IN, &ALL, pools, 100, 2, &r, &e) == NS_OK);
@@ -241,7 +245,7 @@ static void test_hand_built(void)
     ns_world z;
     CHECK(ns_world_create(&z, &W.cfg, 1, &e) == NS_OK);
     memset(z.p.data, 0, z.p.total * sizeof(float));
-    int64_t *pools = ns_eval_make_pools(&in, &L, NS_PROTO_INTERPOLATION, 4, 1);
+    int64_t *pools = ns_split_pools_draw(&SP, d2, &L, 4, 1);
     ns_eval_plan_result p;
     CHECK(ns_eval_plans(&z, &in, &L, pools, 4, NULL, 1, &p, &e) == NS_OK);
     /* whole plans: P0, P1 (4 steps each), P3 (1 step) */
@@ -266,7 +270,7 @@ static void test_hand_built(void)
      * the full pool (the dataset, > 10 states) never a worst-case Hit@10 */
     int sizes[2] = {4, 0};
     ns_eval_sweep s[2];
-    CHECK(ns_eval_pool_sweep(&z, &in, &L, NS_PROTO_INTERPOLATION, sizes, 2, 1, 1, s, &e) == NS_OK);
+    CHECK(ns_eval_pool_sweep(&z, &in, &L, &SP, sizes, 2, 1, 1, s, &e) == NS_OK);
     CHECK(s[0].mean_pool == 4 && s[0].hit_worst[0] == 0 && s[0].hit_worst[1] == 1 && s[0].hit[1] == 1);
     CHECK(ns_dataset_nstates(&DS) > 10 && s[1].hit_worst[2] == 0);
     CHECK(s[1].mean_pool == (double)ns_dataset_nstates(&DS));
