@@ -80,7 +80,8 @@ for name, nk, tk, goal in rows + [("(a) full, batch 1, bfloat16 (`eval --bf16`)"
                                    ("(a) full, batches of 64, bfloat16", "latency_full_batch_us", "full_batch_us", 20)]:
     a, b = (bf if "bfloat16" in name else ns)[nk], th[tk]
     res["rows"].append({"measurement": name, "nextstate_us": a, "torch_us": b, "speedup": b / a, "goal_us": goal})
-    lines.append(f"| {name} | {a:.2f} | {b:.2f} (float) | {b / a:.1f}× | ≤ {goal} | 168 |")
+    tag = " (float)" if "bfloat16" in name else ""
+    lines.append(f"| {name} | {a:.2f} | {b:.2f}{tag} | {b / a:.1f}× | ≤ {goal} | 168 |")
 lines += ["", f"Applicable actions per expanded state: {ns['latency_expand_actions']:.1f}.  "
           f"Test Hit@5 (worst-case ties) nextstate {ns['hit@5_worst']:.4f} (bfloat16 {bf['hit@5_worst']:.4f}), "
           f"PyTorch on the same weights {th['hit5_worst']:.4f}.  "

@@ -297,7 +297,6 @@ static void measure_latency(const ns_world *w, ns_world_ws *ws, const ns_world_i
     free(ta), free(appt), free(pr), free(nrm), free(xh), free(xa), free(sc);
 }
 
-/* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits). */
 /* Adds the query's ceiling terms (see ns_eval_result) for its pool
  * (rows base + id, truth first, −1 padding). */
 static void tally_ceiling(ns_eval_result *r, const ns_features *f, int64_t base, const int64_t *pool, int pool_size)
@@ -313,6 +312,7 @@ static void tally_ceiling(ns_eval_result *r, const ns_features *f, int64_t base,
     }
 }
 
+/* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits). */
 static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                      int pool_size, const ns_eval_opts *o, ns_eval_result *r, uint8_t *qhit, ns_error *err)
 {

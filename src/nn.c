@@ -14,7 +14,9 @@
 #include "nextstate/fastmath.h"
 
 /* Hand-written AVX-512 kernels (bfloat16 matrix-vector, candidate scoring),
- * chosen at run time where the CPU has the instructions; C otherwise. */
+ * chosen at run time where the CPU has the instructions; C otherwise.
+ * (__builtin_cpu_supports needs no __builtin_cpu_init outside constructors:
+ * libgcc's runs first.) */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #define NS_HAVE_X86_KERNELS 1
@@ -112,6 +114,9 @@ static void bf16_pairs_c(float *out, const uint16_t *P, const uint32_t *xp, int 
 }
 
 #ifdef NS_HAVE_X86_KERNELS
+/* The first n of 16 lanes (none for n ≤ 0). */
+static inline __mmask16 lanes16(int n) { return n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0; }
+
 /* The same with vdpbf16ps: eight 16-output accumulators per block (no
  * horizontal sums), one broadcast pair per step, the block's weights read
  * in order. */
@@ -123,22 +128,14 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void bf16_pairs_av
         int w = OC - ob * OB < OB ? OC - ob * OB : OB;
         float *o = out + ob * OB;
         __m512 a[OB / 16];
-        for (int v = 0; v < OB / 16; v++) {
-            int n = w - 16 * v;
-            __mmask16 m = n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0;
-            a[v] = _mm512_maskz_loadu_ps(m, o + 16 * v);
-        }
+        for (int v = 0; v < OB / 16; v++) a[v] = _mm512_maskz_loadu_ps(lanes16(w - 16 * v), o + 16 * v);
         const uint16_t *p = P + ((size_t)ob * C2 + c0) * 2 * OB;
         for (int c2 = 0; c2 < n2; c2++, p += 2 * OB) {
             __m512bh x = (__m512bh)_mm512_set1_epi32((int)xp[c2]);
             for (int v = 0; v < OB / 16; v++)
                 a[v] = _mm512_dpbf16_ps(a[v], (__m512bh)_mm512_loadu_si512(p + 32 * v), x);
         }
-        for (int v = 0; v < OB / 16; v++) {
-            int n = w - 16 * v;
-            __mmask16 m = n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0;
-            _mm512_mask_storeu_ps(o + 16 * v, m, a[v]);
-        }
+        for (int v = 0; v < OB / 16; v++) _mm512_mask_storeu_ps(o + 16 * v, lanes16(w - 16 * v), a[v]);
     }
 }
 #endif
@@ -174,7 +171,6 @@ void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed
     void (*pairs)(float *, const uint16_t *, const uint32_t *, int, int, int, int) = bf16_pairs_c;
     void (*round)(uint32_t *, const float *, int, int) = round_pairs_c;
 #ifdef NS_HAVE_X86_KERNELS
-    __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512bf16")) pairs = bf16_pairs_avx512, round = round_pairs_avx512;
 #endif
     int C2 = (C + 1) / 2;
@@ -190,6 +186,13 @@ void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed
             pairs(o, packed, xp, C2, c0, n2, OC);
         }
     }
+}
+
+void ns_linear_forward_as(float *out, const float *inp, const float *weight, const uint16_t *packed,
+                          const float *bias, int B, int C, int OC)
+{
+    if (packed) ns_linear_forward_bf16(out, inp, packed, bias, B, C, OC);
+    else ns_linear_forward(out, inp, weight, bias, B, C, OC);
 }
 
 void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
@@ -291,7 +294,6 @@ __attribute__((target("avx512f"))) static void dots_avx512(float *out, const flo
 static void dots(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
 {
 #ifdef NS_HAVE_X86_KERNELS
-    __builtin_cpu_init();
     if (D % 16 == 0 && __builtin_cpu_supports("avx512f")) {
         dots_avx512(out, q, C, rows, n, D);
         return;
@@ -583,11 +585,9 @@ void ns_resmlp_forward(float *out, float *scratch, const float *hs, const float 
         memcpy(s.x + (size_t)b * dx, hs + (size_t)b * d.ds, (size_t)d.ds * sizeof(float));
         memcpy(s.x + (size_t)b * dx + d.ds, ha + (size_t)b * d.da, (size_t)d.da * sizeof(float));
     }
-    if (w->h1) ns_linear_forward_bf16(s.a1, s.x, w->h1, w->b1, B, dx, d.hidden);
-    else ns_linear_forward(s.a1, s.x, w->w1, w->b1, B, dx, d.hidden); /* a1 = W1·x + b1 */
-    ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                /* g1 = GELU(a1)  */
-    if (w->h2) ns_linear_forward_bf16(s.z, s.g1, w->h2, w->b2, B, d.hidden, d.out);
-    else ns_linear_forward(s.z, s.g1, w->w2, w->b2, B, d.hidden, d.out); /* z = W2·g1 + b2 */
+    ns_linear_forward_as(s.a1, s.x, w->w1, w->h1, w->b1, B, dx, d.hidden);    /* a1 = W1·x + b1 */
+    ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                       /* g1 = GELU(a1)  */
+    ns_linear_forward_as(s.z, s.g1, w->w2, w->h2, w->b2, B, d.hidden, d.out); /* z = W2·g1 + b2 */
     /* z += h_s · W_resᵀ (the bfloat16 product through dz, which backward clears first) */
     if (w->h_res) {
         size_t bo = (size_t)B * d.out;

@@ -791,10 +791,8 @@ static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *
         int od = l == L - 1 ? h->out : H;
         if (l == 0 && h->sparse)
             ns_sparse_linear_forward(o, c->ip, c->ix, c->iv, W, B, n, h->in, od);
-        else if (bf16_of(w, h->lin_w[l]))
-            ns_linear_forward_bf16(o, prev, bf16_of(w, h->lin_w[l]), B, n, pdim, od);
         else
-            ns_linear_forward(o, prev, W, B, n, pdim, od);
+            ns_linear_forward_as(o, prev, W, bf16_of(w, h->lin_w[l]), B, n, pdim, od);
         if (l == L - 1) break;
         ns_layernorm_forward(c->y[l], c->mean[l], c->rstd[l], c->a[l], PD(w, h->ln_w[l]), PD(w, h->ln_b[l]), n, H,
                              NS_LN_EPS);

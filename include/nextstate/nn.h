@@ -49,6 +49,10 @@ uint16_t ns_bf16(float x);
  * bits between the two). */
 void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed, const float *bias, int B, int C,
                             int OC);
+/* ns_linear_forward_bf16 with packed weights, ns_linear_forward when
+ * packed is NULL — the one place inference picks its precision. */
+void ns_linear_forward_as(float *out, const float *inp, const float *weight, const uint16_t *packed,
+                          const float *bias, int B, int C, int OC);
 /* Packing of weight[OC×C] for it: blocks of NS_BF16_OB outputs, each a run
  * of input pairs (both inputs of a pair next to each other per output),
  * zero-padded; ns_bf16_packed_size elements. */

@@ -72,12 +72,21 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *o
     return true;
 }
 
-bool cli_parse_range(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
+/* s as a whole decimal long. */
+static bool parse_long(const char *s, long *out)
 {
     char *end;
     errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
-    if (s && end != s && !*end && !errno && v >= lo && v <= hi) {
+    if (!s || end == s || *end || errno) return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_range(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
+{
+    long v;
+    if (parse_long(s, &v) && v >= lo && v <= hi) {
         *out = v;
         return true;
     }
@@ -88,15 +97,9 @@ bool cli_parse_range(const char *cmd, const char *opt, const char *s, long lo, l
 
 bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || end == s || *end || errno) {
-        cli_usage(cmd, "%s expects an integer, given '%s'", opt, s ? s : "");
-        return false;
-    }
-    *out = v;
-    return true;
+    if (parse_long(s, out)) return true;
+    cli_usage(cmd, "%s expects an integer, given '%s'", opt, s ? s : "");
+    return false;
 }
 
 ns_status cli_split_datasets(const ns_split *sp, ns_dataset **dss, const ns_dataset ***ds, int *loaded, ns_error *err)

@@ -273,7 +273,7 @@ int cmd_eval(int argc, char **argv)
         ns_json_put_str(&b, model);
         ns_buf_printf(&b,
                       ", \"protocol\": \"%s\", \"on\": \"%s\", \"kind\": \"%s\", \"action_rows\": \"%s\", "
-                      "\"heads\": \"%s\", \"state_features\": ",
+                      "\"weights\": \"%s\", \"state_features\": ",
                       ns_protocol_name(sp.protocol), on, ns_world_kind_name(w.cfg.kind),
                       ns_action_rows_name(w.cfg.action_rows), bf16 ? "bfloat16" : "float");
         ns_json_put_str(&b, sspec);
@@ -308,7 +308,7 @@ int cmd_eval(int argc, char **argv)
         ns_buf_puts(&b, "}\n");
     } else {
         ns_buf_printf(&b, "%s on %s (%s, %s list%s)\n", model, split_dir, ns_protocol_name(sp.protocol), on,
-                      bf16 ? ", bfloat16 heads" : "");
+                      bf16 ? ", bfloat16 weights" : "");
         ns_eval_table(&r, &b);
         if (per) {
             ns_buf_printf(&b, "per dataset        queries   Hit@1    Hit@5    Hit@10   Hit@5 worst  ceiling@5\n");

@@ -136,7 +136,7 @@ static const command commands[] = {
      "  the paper uses 1000 under interpolation); JSON \"rollout\".\n"
      "  --bf16: the projection heads' and the residual-MLP T's dense layers compute with bfloat16 weights\n"
      "  and inputs (float sums): half the weight bytes, so a batch-1 query's weights fit in a core's L2;\n"
-     "  every number then comes from that mode (JSON \"heads\": \"bfloat16\"; the split T stays float).\n"
+     "  every number then comes from that mode (JSON \"weights\": \"bfloat16\"; the split T stays float).\n"
      "  Splits over several datasets (cross-domain, leave-one-out, multi-domain) also get each dataset's\n"
      "  share of the list on its own: JSON \"per_dataset\" (null where the list has none of it), a table.\n"
      "  Features default to what the checkpoint was trained with."},

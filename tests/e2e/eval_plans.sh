@@ -40,14 +40,14 @@ grep -qE "^  depth +n +teacher" "$TMP/out" || fail "rollout table: $(cat "$TMP/o
 expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --json --latency 0 --quiet
 grep -q '"plans": {"n": ' "$TMP/out" || fail "plans not reported: $(cat "$TMP/out")"
 if grep -q '"plans": {"n": 0,' "$TMP/out"; then grep -q '"exact_hit@5": null' "$TMP/out" || fail "n = 0 not null"; fi
-grep -q '"heads": "float"' "$TMP/out" || fail "heads not float: $(cat "$TMP/out")"
+grep -q '"weights": "float"' "$TMP/out" || fail "weights not float: $(cat "$TMP/out")"
 grep -q '"hit@5_ceiling": ' "$TMP/out" || fail "no ceiling: $(cat "$TMP/out")"
-# bfloat16 heads: said in the JSON and the table, latency measured
+# bfloat16 weights: said in the JSON and the table, latency measured
 expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --json --latency 5 --bf16 --quiet
-grep -q '"heads": "bfloat16"' "$TMP/out" || fail "heads not bfloat16: $(cat "$TMP/out")"
+grep -q '"weights": "bfloat16"' "$TMP/out" || fail "weights not bfloat16: $(cat "$TMP/out")"
 grep -qE '"latency_full_us": [0-9]' "$TMP/out" || fail "no bf16 latency: $(cat "$TMP/out")"
 expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --latency 0 --bf16 --quiet
-grep -q "bfloat16 heads" "$TMP/out" || fail "table: $(cat "$TMP/out")"
+grep -q "bfloat16 weights" "$TMP/out" || fail "table: $(cat "$TMP/out")"
 
 # usage errors
 for bad in "--pool-sweep 0" "--pool-sweep abc" "--pool-sweep 16,,full" "--pool-sweep 1" "--rollout-pool -3" \

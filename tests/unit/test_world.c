@@ -243,14 +243,14 @@ static void test_train_interpolation(void)
     CHECK(r.acc[0] > 0.5);
     CHECK(st.best_epoch > 0);
     CHECK(r.params_total == ns_params_count(&w.p));
-    /* bfloat16 heads: metrics near the float ones; off again: the float numbers exactly */
+    /* bfloat16 weights: metrics near the float ones; off again: the float numbers exactly */
     eo.latency_queries = 0;
     ns_eval_result rb, rf;
     ns_world_set_bf16(&w, true);
     CHECK(ns_eval_world(&w, &in, &sp.test, sp.pools, sp.pool_size, &eo, &rb, &e) == NS_OK);
     ns_world_set_bf16(&w, false);
     CHECK(ns_eval_world(&w, &in, &sp.test, sp.pools, sp.pool_size, &eo, &rf, &e) == NS_OK);
-    printf("  bfloat16 heads: Hit@1/5 %.3f/%.3f, MRR %.4f (float %.4f)\n", rb.hit[0], rb.hit[1], rb.mrr, r.mrr);
+    printf("  bfloat16 weights: Hit@1/5 %.3f/%.3f, MRR %.4f (float %.4f)\n", rb.hit[0], rb.hit[1], rb.mrr, r.mrr);
     CHECK(fabs(rb.hit[1] - r.hit[1]) <= 0.02 && fabs(rb.mrr - r.mrr) <= 0.02);
     CHECK(rf.hit[0] == r.hit[0] && rf.hit[1] == r.hit[1] && rf.mrr == r.mrr);
 
