@@ -37,27 +37,33 @@ endif
 VEC_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math \
               $(shell $(CC) -fno-loop-unroll-and-jam -Werror -E -x c /dev/null >/dev/null 2>&1 && echo -fno-loop-unroll-and-jam)
 
-LIB_SRC  := $(wildcard src/*.c)
+# The library is layered; each layer is a folder of src/ with its headers in
+# include/nextstate/<layer>/, and a layer includes only the layers below it:
+#   util < core < data < encode < learn < eval, planner < cli
+LAYERS   := util core data encode learn eval planner
+LIB_SRC  := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 CLI_SRC  := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
+BENCH_SRC:= $(wildcard bench/*.c)
+HEADERS  := $(wildcard include/nextstate/*.h include/nextstate/*/*.h src/*/*.h)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:src/cli/%.c=$(BUILD)/obj/cli/%.o)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB      := $(BUILD)/libnextstate.a
 BIN      := $(BUILD)/nextstate
 
 .PHONY: all deps test demo bench clean
-all: $(BIN) $(TESTS)
+all: $(BIN) $(TESTS) $(BENCHES)
 
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/obj/nn.o $(BUILD)/obj/lstm.o $(BUILD)/obj/optim.o: CFLAGS += $(VEC_CFLAGS)
-$(BUILD)/obj/%.o: src/%.c $(wildcard include/nextstate/*.h) | $(BUILD)/obj/cli
-	$(CC) $(CFLAGS) -c $< -o $@
-$(BUILD)/obj/cli/%.o: src/cli/%.c $(wildcard include/nextstate/*.h) $(wildcard src/cli/*.h) | $(BUILD)/obj/cli
-	$(CC) $(CFLAGS) -Isrc/cli -c $< -o $@
-$(BUILD)/obj/cli $(BUILD)/tests:
+$(BUILD)/obj/learn/nn.o $(BUILD)/obj/learn/lstm.o $(BUILD)/obj/learn/optim.o: CFLAGS += $(VEC_CFLAGS)
+$(BUILD)/obj/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Isrc -c $< -o $@
+$(BUILD)/tests $(BUILD)/bench:
 	mkdir -p $@
 
 $(LIB): $(LIB_OBJ)
@@ -66,6 +72,8 @@ $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 test: deps all
 	@BUILD=$(BUILD) tests/run.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The first paper's LSTM next-state model (src/predictor.c) in PyTorch (CPU),
+"""The first paper's LSTM next-state model (src/learn/predictor.c) in PyTorch (CPU),
 trained on the same WL inputs as `nextstate learn --model lstm`, for
 bench/lstm_torch.sh.
 

@@ -21,10 +21,10 @@ cat >"$tmp/nn_bench.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nextstate/nn.h"
-#include "nextstate/loss.h"
-#include "nextstate/lstm.h"
-#include "nextstate/util.h"
+#include "nextstate/learn/nn.h"
+#include "nextstate/learn/loss.h"
+#include "nextstate/learn/lstm.h"
+#include "nextstate/util/util.h"
 
 static float *rnd(size_t n, uint64_t seed)
 {

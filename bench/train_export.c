@@ -7,18 +7,17 @@
  * as the same features), the action row offsets per problem
  * (OUT/action_offsets.npy, i64 [nproblems + 1]) and the dev pools the
  * training loop draws for model selection (OUT/dev_pools.npy, i64
- * [ndev, 128], ns_eval_make_pools with the training seed's stream).
+ * [ndev, 128], ns_split_pools_draw with the training seed's dev stream).
  * One dataset per split (the benchmark's case).
  *   train_export SPLIT_DIR OUT_DIR [TRAIN_SEED]                              */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nextstate/csr.h"
-#include "nextstate/dataset.h"
-#include "nextstate/evaluate.h"
-#include "nextstate/npy.h"
-#include "nextstate/split.h"
-#include "nextstate/world.h"
+#include "nextstate/util/csr.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
 
 static int fail(const ns_error *e)
 {
@@ -61,9 +60,9 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/action_offsets.npy", argv[2]);
     if (ns_npy_write(path, &a, NULL, &e)) return fail(&e);
     ns_array_free(&a);
-    /* ns_world_train's dev pools: ns_eval_make_pools(in, dev, protocol, 128, seed ^ "dev") */
+    /* ns_world_train's dev pools, drawn by the split's rules from the dev stream */
     int pool = 128;
-    int64_t *dev = sp.dev.n ? ns_eval_make_pools(&in, &sp.dev, sp.protocol, pool, seed ^ 0x646576ULL) : NULL;
+    int64_t *dev = sp.dev.n ? ns_split_pools_draw(&sp, in.ds, &sp.dev, pool, seed ^ NS_SEED_DEV_POOLS) : NULL;
     shape[0] = sp.dev.n;
     shape[1] = pool;
     ns_array_init(&a, NS_I64, 2, shape);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The EmbedPlan head of src/world.c in PyTorch (CPU), trained on the same data
+"""The EmbedPlan head of src/learn/world.c in PyTorch (CPU), trained on the same data
 as `nextstate train` for bench/train_torch.sh.
 
 Same model, loss, optimiser and schedule as world.c's defaults (world.h):

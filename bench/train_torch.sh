@@ -55,13 +55,8 @@ done
 rm -rf "$OUT/dataset" "$OUT/split" "$OUT/feat"
 "$NS" data build domains/ferry/domain.pddl "$OUT/problems" -o "$OUT/dataset" --plans 16 --quiet
 "$NS" split "$PROTOCOL" "$OUT/dataset" -o "$OUT/split" --pool-size 128 --seed 1
-BLAS_CFLAGS=$(pkg-config --cflags openblas 2>/dev/null || echo -I/usr/include/x86_64-linux-gnu/openblas-pthread)
-LIBS="-lm"
-if nm "$BUILD/libnextstate.a" 2>/dev/null | grep -q cblas_sgemm; then LIBS="-lopenblas -lm"; fi
-# shellcheck disable=SC2086
-cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude $BLAS_CFLAGS -o "$OUT/train_export" \
-    bench/train_export.c "$BUILD/libnextstate.a" $LIBS
-"$OUT/train_export" "$OUT/split" "$OUT/feat" 1
+# train_export is built by `make` (every bench/*.c is), so it cannot rot unseen.
+"$BUILD/bench/train_export" "$OUT/split" "$OUT/feat" 1
 
 now() { date +%s.%N; }
 cut -d' ' -f1-3 /proc/loadavg >"$OUT/loadavg-before.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference tensors for the numerics core (src/nn.c, loss.c, lstm.c, optim.c).
+"""Reference tensors for the numerics core (src/learn/nn.c, loss.c, lstm.c, optim.c).
 
 Writes tests/fixtures/nn/<case>/<tensor>.npy.  Inputs are float32 ('<f4',
 exactly what the C tests feed their functions); layer and loss references

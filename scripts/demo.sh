@@ -14,6 +14,7 @@ set -u
 BUILD=${BUILD:-build}
 NS="$BUILD/nextstate"
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+mkdir -p results
 echo "== Generalized planning from a handful of small problems (results/demo_generalize/results.md) =="
 OUT=results/demo_generalize ALGOS="beam guided" BUILD="$BUILD" experiments/generalize.sh >/dev/null \
     2>results/demo_generalize.log || { cat results/demo_generalize.log; exit 1; }

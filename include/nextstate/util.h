@@ -1,126 +1,16 @@
-/* util.h — small shared helpers: checked allocation, growable byte buffer,
- * hashing, timing, whole-file reading and atomic writes. */
-#ifndef NEXTSTATE_UTIL_H
-#define NEXTSTATE_UTIL_H
+/* nextstate/util.h — the util layer: errors, buffers, JSON, NumPy files, CSR, s-expressions, safetensors, BLAS.
+ * Includes only layers below it (nothing). */
+#ifndef NEXTSTATE_LAYER_UTIL_H
+#define NEXTSTATE_LAYER_UTIL_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <stdbool.h>
-#include "nextstate/error.h"
-
-/* Allocation that aborts the process with a message when memory is exhausted.
- * Used for bookkeeping structures; searches account their big tables against
- * --memory-limit themselves. */
-void *ns_xmalloc(size_t n);
-void *ns_xcalloc(size_t n, size_t size);
-void *ns_xrealloc(void *p, size_t n);
-char *ns_xstrdup(const char *s);
-
-/* Growable array: grows *arr (of element size sz) so that it holds at least
- * need elements; *cap is updated. */
-void ns_grow(void **arr, size_t *cap, size_t need, size_t sz);
-#define NS_GROW(arr, cap, need) ns_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
-
-/* Growable NUL-terminated byte buffer. */
-typedef struct ns_buf {
-    char *data;
-    size_t len, cap;
-} ns_buf;
-void ns_buf_init(ns_buf *b);
-void ns_buf_free(ns_buf *b);
-void ns_buf_putc(ns_buf *b, char c);
-void ns_buf_puts(ns_buf *b, const char *s);
-void ns_buf_put(ns_buf *b, const void *p, size_t n);
-void ns_buf_printf(ns_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* 64-bit hash of a byte range (seedable, stable across runs and machines). */
-uint64_t ns_hash_bytes(const void *p, size_t n, uint64_t seed);
-static inline uint64_t ns_hash_mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-/* Seeded pseudo-random generator (splitmix64 seeding a xoshiro256**). */
-typedef struct ns_rng {
-    uint64_t s[4];
-} ns_rng;
-void ns_rng_seed(ns_rng *r, uint64_t seed);
-uint64_t ns_rng_next(ns_rng *r);
-/* Uniform integer in [0, n) without modulo bias; n > 0. */
-uint64_t ns_rng_below(ns_rng *r, uint64_t n);
-/* Uniform double in [0, 1). */
-double ns_rng_double(ns_rng *r);
-/* Fisher–Yates shuffle of n ints. */
-void ns_rng_shuffle_int(ns_rng *r, int *a, size_t n);
-
-/* Monotonic wall-clock seconds. */
-double ns_now(void);
-/* CPU seconds used by this process (time limits count these, as Fast
- * Downward's do, so a busy machine does not cut a run short). */
-double ns_cpu_now(void);
-
-/* Reads a whole file into a NUL-terminated malloc'ed buffer. */
-ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err);
-/* Writes data to path atomically (temp file in the same folder + rename). */
-ns_status ns_write_file_atomic(const char *path, const void *data, size_t len,
-                               ns_error *err);
-
-/* String -> int map (keys are borrowed, not copied; they must outlive it). */
-typedef struct ns_strmap {
-    const char **keys;
-    int *vals;
-    size_t n, mask; /* capacity = mask + 1, a power of two */
-} ns_strmap;
-void ns_strmap_init(ns_strmap *m);
-void ns_strmap_free(ns_strmap *m);
-/* Sets key -> val (replacing); returns the previous value or -1. */
-int ns_strmap_put(ns_strmap *m, const char *key, int val);
-/* Value of key, or -1 when absent. */
-int ns_strmap_get(const ns_strmap *m, const char *key);
-
-/* Set of int tuples with dense ids 0, 1, … in insertion order. */
-typedef struct ns_tupleset {
-    int *pool;      /* tuple i: pool[off[i]] = length, then its ints */
-    size_t pool_len, pool_cap;
-    size_t *off;
-    int n;
-    size_t off_cap;
-    int *table;     /* ids, -1 for empty */
-    size_t mask;
-} ns_tupleset;
-void ns_tupleset_init(ns_tupleset *s);
-void ns_tupleset_free(ns_tupleset *s);
-/* Inserts t[0..len) unless present; returns its id. */
-int ns_tupleset_insert(ns_tupleset *s, const int *t, int len, bool *is_new);
-/* Id of t, or -1. */
-int ns_tupleset_find(const ns_tupleset *s, const int *t, int len);
-/* The tuple with id i; *len receives its length. */
-static inline const int *ns_tupleset_get(const ns_tupleset *s, int i, int *len)
-{
-    *len = s->pool[s->off[i]];
-    return s->pool + s->off[i] + 1;
-}
-
-/* A progress line on stderr, shown only when stderr is a terminal and the
- * caller wants it; redrawn at most ten times a second. */
-typedef struct ns_progress {
-    bool on;
-    double last, start;
-    const char *label;
-} ns_progress;
-void ns_progress_init(ns_progress *p, bool want, const char *label);
-void ns_progress_update(ns_progress *p, long done, long total, const char *what);
-void ns_progress_done(ns_progress *p);
-
-/* Creates a directory and its parents (like mkdir -p). */
-ns_status ns_mkdir_p(const char *path, ns_error *err);
-
-/* Case-insensitive string equality (ASCII). */
-bool ns_streq_ci(const char *a, const char *b);
+#include "nextstate/util/blas.h"
+#include "nextstate/util/csr.h"
+#include "nextstate/util/error.h"
+#include "nextstate/util/fastmath.h"
+#include "nextstate/util/json.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/util/safetensors.h"
+#include "nextstate/util/sexp.h"
+#include "nextstate/util/util.h"
 
 #endif

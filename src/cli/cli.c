@@ -1,6 +1,6 @@
 /* cli.c — helpers shared by the subcommands. */
 #include "cli.h"
-#include "nextstate/split.h"
+#include "nextstate/data/split.h"
 
 #include <errno.h>
 #include <stdarg.h>

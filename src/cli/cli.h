@@ -4,8 +4,8 @@
 
 #include <limits.h> /* LONG_MAX for cli_parse_range */
 #include <stdbool.h>
-#include "nextstate/pddl.h"
-#include "nextstate/task.h"
+#include "nextstate/core/pddl.h"
+#include "nextstate/core/task.h"
 
 /* A domain + problem + grounded task loaded together. */
 typedef struct cli_task {

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "nextstate/dataset.h"
-#include "nextstate/json.h"
-#include "nextstate/featurize.h"
-#include "nextstate/render.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/util/json.h"
+#include "nextstate/encode/featurize.h"
+#include "nextstate/data/render.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

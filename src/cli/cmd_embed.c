@@ -6,14 +6,14 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "cli.h"
-#include "nextstate/bert.h"
-#include "nextstate/blas.h"
-#include "nextstate/dataset.h"
-#include "nextstate/embed.h"
-#include "nextstate/json.h"
-#include "nextstate/npy.h"
-#include "nextstate/featurize.h"
-#include "nextstate/render.h"
+#include "nextstate/encode/bert.h"
+#include "nextstate/util/blas.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/encode/embed.h"
+#include "nextstate/util/json.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/encode/featurize.h"
+#include "nextstate/data/render.h"
 
 #define DEFAULT_MODEL "all-MiniLM-L6-v2"
 

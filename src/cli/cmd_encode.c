@@ -19,17 +19,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "nextstate/dataset.h"
-#include "nextstate/featurize.h"
-#include "nextstate/encoder.h"
-#include "nextstate/fsf.h"
-#include "nextstate/json.h"
-#include "nextstate/npy.h"
-#include "nextstate/plan.h"
-#include "nextstate/split.h"
-#include "nextstate/trajectory.h"
-#include "nextstate/wl.h"
-#include "nextstate/world.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/encode/featurize.h"
+#include "nextstate/encode/encoder.h"
+#include "nextstate/encode/fsf.h"
+#include "nextstate/util/json.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/data/split.h"
+#include "nextstate/data/trajectory.h"
+#include "nextstate/encode/wl.h"
+#include "nextstate/learn/world.h"
 
 /* The problems and states being encoded: a trajectory set (plans mode) or a
  * dataset's states re-grounded (dataset mode), with each dataset operator's

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/evaluate.h"
-#include "nextstate/json.h"
-#include "nextstate/split.h"
-#include "nextstate/world.h"
+#include "nextstate/eval/evaluate.h"
+#include "nextstate/util/json.h"
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
 
 /* "128,512,full" → sizes (0 = full); false (after printing) when bad. */
 static bool parse_sweep(const char *v, int **sizes, int *n)
@@ -215,7 +215,7 @@ int cmd_eval(int argc, char **argv)
     if (!strcmp(on, "dev")) {
         refs = &sp.dev;
         psize = sp.pool_size > 1 ? sp.pool_size : 128;
-        pools = ns_split_pools_draw(&sp, ds, refs, psize, eo.seed ^ 0x646576ULL);
+        pools = ns_split_pools_draw(&sp, ds, refs, psize, eo.seed ^ NS_SEED_DEV_POOLS);
         pl = pools;
     }
     if (psize < 1 || (!pl && refs->n > 0)) {
@@ -260,7 +260,7 @@ int cmd_eval(int argc, char **argv)
         const int64_t *rp = pl;
         int rs = psize;
         if (rollout_pool) {
-            rpools = ns_split_pools_draw(&sp, ds, refs, rollout_pool, eo.seed ^ 0x726f6c6cULL);
+            rpools = ns_split_pools_draw(&sp, ds, refs, rollout_pool, eo.seed ^ NS_SEED_ROLLOUT_POOLS);
             rp = rpools;
             rs = rollout_pool;
         }

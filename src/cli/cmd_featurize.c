@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/featurize.h"
-#include "nextstate/json.h"
-#include "nextstate/split.h"
+#include "nextstate/encode/featurize.h"
+#include "nextstate/util/json.h"
+#include "nextstate/data/split.h"
 
 #define FEATURES_FORMAT "nextstate-features"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/gen.h"
+#include "nextstate/core/gen.h"
 
 static void list_domains(void)
 {

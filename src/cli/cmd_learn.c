@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "nextstate/json.h"
-#include "nextstate/predictor.h"
+#include "nextstate/util/json.h"
+#include "nextstate/learn/predictor.h"
 
 int cmd_learn(int argc, char **argv)
 {

@@ -4,22 +4,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "nextstate/json.h"
-#include "nextstate/plan.h"
-#include "nextstate/planner.h"
-#include "nextstate/trajectory.h"
-
-static const char *status_word(ns_status s)
-{
-    switch (s) {
-    case NS_OK: return "solved";
-    case NS_UNSOLVABLE: return "exhausted";
-    case NS_INCOMPLETE: return "gave up";
-    case NS_OUT_OF_MEMORY: return "out of memory";
-    case NS_OUT_OF_TIME: return "out of time";
-    default: return "error";
-    }
-}
+#include "nextstate/util/json.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/planner/planner.h"
+#include "nextstate/data/trajectory.h"
 
 /* Problem files: each argument, or the *.pddl files (but domain.pddl) of a
  * folder, sorted.  Returns 0, or the exit code after reporting an unreadable
@@ -201,14 +189,14 @@ int cmd_plan(int argc, char **argv)
                           ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
                           "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
                           "\"seconds\": %.6f, \"model_seconds\": %.6f}\n",
-                          ns_planner_algo_name(o.algo), st == NS_OK ? "true" : "false", status_word(st),
+                          ns_planner_algo_name(o.algo), st == NS_OK ? "true" : "false", ns_status_name(st),
                           st == NS_OK ? r.plan_len : -1, ct.problem.nobjects, r.width, r.expanded, r.predictions,
                           r.seconds, r.model_seconds);
             fputs(j.data, stdout);
             fflush(stdout);
             ns_buf_free(&j);
         } else {
-            fprintf(stderr, "%s: %s", probs[i], status_word(st));
+            fprintf(stderr, "%s: %s", probs[i], ns_status_name(st));
             if (st == NS_OK) fprintf(stderr, ", plan length %d", r.plan_len);
             fprintf(stderr, "; %ld expanded, %.3f s (model %.3f s)\n", r.expanded, r.seconds, r.model_seconds);
         }

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/evaluate.h"
-#include "nextstate/json.h"
-#include "nextstate/reference.h"
-#include "nextstate/split.h"
-#include "nextstate/world.h"
+#include "nextstate/eval/evaluate.h"
+#include "nextstate/util/json.h"
+#include "nextstate/eval/reference.h"
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
 
 int cmd_reference(int argc, char **argv)
 {
@@ -71,7 +71,7 @@ int cmd_reference(int argc, char **argv)
     if (!strcmp(on, "dev")) {
         refs = &sp.dev;
         psize = sp.pool_size > 1 ? sp.pool_size : 128;
-        pools = ns_split_pools_draw(&sp, ds, refs, psize, seed ^ 0x646576ULL);
+        pools = ns_split_pools_draw(&sp, ds, refs, psize, seed ^ NS_SEED_DEV_POOLS);
         pl = pools;
     }
     if (psize < 1 || (!pl && refs->n > 0)) {

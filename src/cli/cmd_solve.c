@@ -3,21 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/json.h"
-#include "nextstate/plan.h"
-#include "nextstate/search.h"
-
-static const char *status_word(ns_status s)
-{
-    switch (s) {
-    case NS_OK: return "solved";
-    case NS_UNSOLVABLE: return "unsolvable";
-    case NS_INCOMPLETE: return "incomplete";
-    case NS_OUT_OF_MEMORY: return "out of memory";
-    case NS_OUT_OF_TIME: return "out of time";
-    default: return "error";
-    }
-}
+#include "nextstate/util/json.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/core/search.h"
 
 int cmd_solve(int argc, char **argv)
 {
@@ -97,13 +85,13 @@ int cmd_solve(int argc, char **argv)
                       "\"evaluated\": %ld, \"initial_h\": %d, \"atoms\": %d, \"operators\": %d, "
                       "\"ground_seconds\": %.6f, \"seconds\": %.6f}\n",
                       ns_search_algo_name(o.algo), o.algo == NS_SEARCH_BFS ? "none" : ns_heuristic_name(o.heuristic),
-                      r.status == NS_OK ? "true" : "false", status_word(r.status), r.status == NS_OK ? r.plan_len : -1,
+                      r.status == NS_OK ? "true" : "false", ns_status_name(r.status), r.status == NS_OK ? r.plan_len : -1,
                       r.status == NS_OK ? r.plan_cost : -1, r.expanded, r.generated, r.evaluated, r.init_h,
                       ct.task.natoms, ct.task.nops, ct.ground_seconds, r.seconds);
         fputs(j.data, stdout);
         ns_buf_free(&j);
     } else {
-        fprintf(stderr, "%s: %s", pos[1], status_word(r.status));
+        fprintf(stderr, "%s: %s", pos[1], ns_status_name(r.status));
         if (r.status == NS_OK) fprintf(stderr, ", plan length %d, cost %ld", r.plan_len, r.plan_cost);
         fprintf(stderr, "; %ld expanded, %ld generated, %.3f s search, %.3f s grounding\n", r.expanded,
                 r.generated, r.seconds, ct.ground_seconds);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/json.h"
-#include "nextstate/split.h"
+#include "nextstate/util/json.h"
+#include "nextstate/data/split.h"
 
 static int split_sizes(int argc, char **argv)
 {

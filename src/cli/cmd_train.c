@@ -6,9 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "nextstate/json.h"
-#include "nextstate/split.h"
-#include "nextstate/world.h"
+#include "nextstate/util/json.h"
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
+#include "nextstate/eval/evaluate.h"
 
 #define TRAIN_USAGE "see `nextstate help train`"
 
@@ -29,7 +30,7 @@ int cmd_train(int argc, char **argv)
     ns_world_config cfg;
     ns_world_config_init(&cfg);
     ns_train_opts o;
-    ns_train_opts_init(&o);
+    ns_eval_train_opts_init(&o);
     const char *split_dir = NULL, *out = NULL, *sspec = "builtin", *aspec = "builtin", *log = NULL;
     bool std_state = false, std_action = false;
     bool json = false, quiet = false;

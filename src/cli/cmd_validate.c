@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/json.h"
-#include "nextstate/plan.h"
+#include "nextstate/util/json.h"
+#include "nextstate/core/plan.h"
 
 int cmd_validate(int argc, char **argv)
 {

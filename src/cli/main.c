@@ -96,7 +96,7 @@ static const command commands[] = {
      "  --model: a model folder, or a name in $NEXTSTATE_MODELS or ~/.cache/nextstate/models (default\n"
      "  all-MiniLM-L6-v2; scripts/fetch_models.sh fetches it).  OPENBLAS_NUM_THREADS bounds the BLAS threads.\n"
      "  Import: a folder with embeddings.npy and index.jsonl (text → row) from any tool works as a cache\n"
-     "  (see include/nextstate/embed.h)."},
+     "  (see include/nextstate/encode/embed.h)."},
     {"train", cmd_train, "train the EmbedPlan world model on a split",
      "nextstate train SPLIT_DIR -o MODEL [--state-features builtin|SPEC[,SPEC…]] [--action-features builtin|SPEC…]\n"
      "                [--model resmlp|film] [--layers 2] [--hidden H] [--out 128] [--t-hidden N]\n"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "nextstate/gen.h"
-#include "nextstate/util.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/util/util.h"
 
 /* Writes DIR/p0.pddl … DIR/p{n-1}.pddl for `domain` with seeds seed0 + i;
  * when grow_first, option 0 grows by i % 2 so the sizes vary.  Returns the

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <math.h>
 
-#include "nextstate/npy.h"
+#include "nextstate/util/npy.h"
 
 #define NN_FIXTURES "tests/fixtures/nn/"
 /* Zeroed stand-in for a fixture that failed to load (already reported as a

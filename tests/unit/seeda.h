@@ -6,8 +6,8 @@
 
 #include <dirent.h>
 #include <math.h>
-#include "nextstate/npy.h"
-#include "nextstate/plan.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/core/plan.h"
 #include "test.h"
 
 static const char *DOMS[] = {"blocks", "gripper", "logistics", "visitall-from-everywhere"};

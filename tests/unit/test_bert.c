@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "nextstate/bert.h"
-#include "nextstate/blas.h"
-#include "nextstate/embed.h"
-#include "nextstate/json.h"
-#include "nextstate/npy.h"
-#include "nextstate/safetensors.h"
+#include "nextstate/encode/bert.h"
+#include "nextstate/util/blas.h"
+#include "nextstate/encode/embed.h"
+#include "nextstate/util/json.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/util/safetensors.h"
 #include "test.h"
 
 #define FIX "tests/fixtures/bert/"

@@ -2,9 +2,9 @@
  * dropped), densifying, .npy round trips that scipy reads, conversions of
  * i64 / f64 inputs, and clear errors for inconsistent files. */
 #include <unistd.h>
-#include "nextstate/csr.h"
-#include "nextstate/npy.h"
-#include "nextstate/util.h"
+#include "nextstate/util/csr.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/util/util.h"
 #include "test.h"
 
 static char tmpdir[256];

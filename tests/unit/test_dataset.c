@@ -2,9 +2,9 @@
  * clear errors on truncated or corrupted files. */
 #include <sys/stat.h>
 #include <unistd.h>
-#include "nextstate/dataset.h"
-#include "nextstate/gen.h"
-#include "nextstate/plan.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/core/plan.h"
 #include "gen_fixture.h"
 #include "test.h"
 

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "gen_fixture.h"
-#include "nextstate/dataset.h"
-#include "nextstate/evaluate.h"
-#include "nextstate/split.h"
-#include "nextstate/world.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/eval/evaluate.h"
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
 #include "test.h"
 
 static char tmpdir[256];
@@ -57,7 +57,7 @@ static bool setup(void)
     c.state_hidden = c.action_hidden = 64;
     if (ns_world_create(&W, &c, 1, &e) != NS_OK) return false;
     ns_train_opts to;
-    ns_train_opts_init(&to);
+    ns_eval_train_opts_init(&to);
     to.lr = 2e-3;
     to.epochs = 2; /* a partly trained model: hits neither all 0 nor all 1 */
     to.warmup_epochs = 2;

@@ -5,8 +5,8 @@
  * float-accumulated LayerNorm against a double LayerNorm on wide rows with a
  * large common offset, and the sparse layer against plain loops (bit for
  * bit, both layouts, every tile and block remainder). */
-#include "nextstate/fastmath.h"
-#include "nextstate/nn.h"
+#include "nextstate/util/fastmath.h"
+#include "nextstate/learn/nn.h"
 #include "test.h"
 #include "nn_check.h"
 

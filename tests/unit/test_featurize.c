@@ -11,10 +11,10 @@
  *   basis, rank-deficient and full-width cases, sparse and dense paths;
  * - literals, one-hot, and documents drawn from a dataset and a split. */
 #include <unistd.h>
-#include "nextstate/featurize.h"
-#include "nextstate/gen.h"
-#include "nextstate/json.h"
-#include "nextstate/split.h"
+#include "nextstate/encode/featurize.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/util/json.h"
+#include "nextstate/data/split.h"
 #include "test.h"
 
 #define FIX "tests/fixtures/featurize/"

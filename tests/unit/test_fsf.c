@@ -3,9 +3,9 @@
  * the slot rules on a hand-written state, config files and errors. */
 #include <dirent.h>
 #include <unistd.h>
-#include "nextstate/fsf.h"
-#include "nextstate/npy.h"
-#include "nextstate/plan.h"
+#include "nextstate/encode/fsf.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/core/plan.h"
 #include "seeda.h"
 #include "test.h"
 

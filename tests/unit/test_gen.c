@@ -18,13 +18,13 @@
  * the state cap, NEXTSTATE_GEN_SEEDS the seeds per generator case (4). */
 #include <dirent.h>
 
-#include "nextstate/gen.h"
-#include "nextstate/pddl.h"
-#include "nextstate/search.h"
-#include "nextstate/state.h"
-#include "nextstate/succgen.h"
-#include "nextstate/task.h"
-#include "nextstate/util.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/core/pddl.h"
+#include "nextstate/core/search.h"
+#include "nextstate/core/state.h"
+#include "nextstate/core/succgen.h"
+#include "nextstate/core/task.h"
+#include "nextstate/util/util.h"
 #include "test.h"
 
 #define SPACE_CAP 200000 /* skip problems whose reachable space is larger */

@@ -2,8 +2,8 @@
  * against strtod, escapes and surrogate pairs, each error with its
  * line:col, nesting limits, every prefix of a document failing cleanly,
  * writing round trips and the speed of large documents. */
-#include "nextstate/json.h"
-#include "nextstate/util.h"
+#include "nextstate/util/json.h"
+#include "nextstate/util/util.h"
 #include "test.h"
 
 #include <stdint.h>

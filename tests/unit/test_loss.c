@@ -4,8 +4,8 @@
  * padding ignored, the grid variant), cosine distance and MSE with and
  * without a row mask; limits (perfect / uniform predictions, zero vectors)
  * and the paper's sizes (B = 128, K = 50, D = 128). */
-#include "nextstate/loss.h"
-#include "nextstate/blas.h"
+#include "nextstate/learn/loss.h"
+#include "nextstate/util/blas.h"
 #include "test.h"
 #include "nn_check.h"
 

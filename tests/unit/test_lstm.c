@@ -3,8 +3,8 @@
  * gradients into h_n, c_n; 1 layer without bias or initial state), finite
  * differences through time for every gradient, single steps against the
  * sequence forward, and parameter declaration with torch's names. */
-#include "nextstate/lstm.h"
-#include "nextstate/blas.h"
+#include "nextstate/learn/lstm.h"
+#include "nextstate/util/blas.h"
 #include "test.h"
 #include "nn_check.h"
 

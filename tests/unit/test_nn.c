@@ -3,11 +3,11 @@
  * finite-difference gradient checks of every gradient, accumulation into
  * gradient buffers, the sparse layer against the dense one, and the two
  * composite blocks (residual MLP, FiLM) at toy and at the paper's sizes. */
-#include "nextstate/nn.h"
+#include "nextstate/learn/nn.h"
 
 #include <math.h>
 #include <string.h>
-#include "nextstate/blas.h"
+#include "nextstate/util/blas.h"
 #include "test.h"
 #include "nn_check.h"
 

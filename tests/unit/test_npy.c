@@ -3,8 +3,8 @@
  * of every dtype and rank, 64-byte header alignment, format versions 2 and
  * 3, every truncation and corruption failing cleanly, unsupported dtypes and
  * layouts, and CRC-32 (value, incremental use, speed). */
-#include "nextstate/npy.h"
-#include "nextstate/util.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/util/util.h"
 #include "test.h"
 
 #include <stdint.h>

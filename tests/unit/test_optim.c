@@ -2,7 +2,7 @@
  * lr_scheduler.LinearLR (float32 trajectories in tests/fixtures/nn/adamw),
  * decoupled weight decay and the no_decay flag, a convergence sanity check,
  * and gradient-norm clipping. */
-#include "nextstate/optim.h"
+#include "nextstate/learn/optim.h"
 #include "test.h"
 #include "nn_check.h"
 

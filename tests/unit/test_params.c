@@ -5,9 +5,9 @@
  * every truncation, corruption, bad magic / version, and loading into a
  * model whose names or shapes differ (NS_ERR_INPUT naming the tensor and
  * both shapes, the model left untouched). */
-#include "nextstate/params.h"
-#include "nextstate/npy.h"
-#include "nextstate/util.h"
+#include "nextstate/learn/params.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/util/util.h"
 #include "test.h"
 
 #include <unistd.h>

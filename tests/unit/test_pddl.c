@@ -1,8 +1,8 @@
 /* test_pddl.c — the PDDL reader, the grounder, γ and plan validation. */
 #include <dirent.h>
-#include "nextstate/plan.h"
-#include "nextstate/succgen.h"
-#include "nextstate/task.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/core/succgen.h"
+#include "nextstate/core/task.h"
 #include "test.h"
 
 static const char *BW_DOMAIN =

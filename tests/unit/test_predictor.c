@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "gen_fixture.h"
-#include "nextstate/plan.h"
-#include "nextstate/planner.h"
-#include "nextstate/predictor.h"
-#include "nextstate/util.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/planner/planner.h"
+#include "nextstate/learn/predictor.h"
+#include "nextstate/util/util.h"
 #include "test.h"
 
 #define DOMAIN "domains/blocksworld/domain.pddl"

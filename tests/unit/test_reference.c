@@ -5,11 +5,11 @@
  * hand computation on a three-transition toy training list. */
 #include <stdio.h>
 #include <string.h>
-#include "nextstate/dataset.h"
-#include "nextstate/gen.h"
-#include "nextstate/reference.h"
-#include "nextstate/split.h"
-#include "nextstate/world.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/eval/reference.h"
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
 #include "test.h"
 
 typedef struct fixture {

@@ -14,9 +14,9 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "nextstate/pddl.h"
-#include "nextstate/render.h"
-#include "nextstate/task.h"
+#include "nextstate/core/pddl.h"
+#include "nextstate/data/render.h"
+#include "nextstate/core/task.h"
 
 /* ------------------------------------------------------------ the fixture */
 

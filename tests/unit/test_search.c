@@ -2,15 +2,15 @@
  * optimal plan lengths of the shared benchmark's training problems. */
 #include <dirent.h>
 
-#include "nextstate/heuristic.h"
-#include "nextstate/pddl.h"
-#include "nextstate/search.h"
-#include "nextstate/state.h"
-#include "nextstate/succgen.h"
-#include "nextstate/task.h"
-#include "nextstate/util.h"
-#include "nextstate/gen.h"
-#include "nextstate/plan.h"
+#include "nextstate/core/heuristic.h"
+#include "nextstate/core/pddl.h"
+#include "nextstate/core/search.h"
+#include "nextstate/core/state.h"
+#include "nextstate/core/succgen.h"
+#include "nextstate/core/task.h"
+#include "nextstate/util/util.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/core/plan.h"
 #include "test.h"
 
 /* ---- inline tasks ---- */

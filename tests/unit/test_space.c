@@ -1,9 +1,9 @@
 /* test_space.c — full state spaces against brute force, optimal-plan DAGs
  * against the full space, and sampled plans against validation. */
-#include "nextstate/gen.h"
-#include "nextstate/plan.h"
-#include "nextstate/search.h"
-#include "nextstate/space.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/core/search.h"
+#include "nextstate/data/space.h"
 #include "test.h"
 
 typedef struct loaded {

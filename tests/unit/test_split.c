@@ -3,9 +3,9 @@
 #include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "nextstate/dataset.h"
-#include "nextstate/gen.h"
-#include "nextstate/split.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/data/split.h"
 #include "gen_fixture.h"
 #include "test.h"
 

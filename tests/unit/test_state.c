@@ -1,7 +1,7 @@
 /* test_state.c — the state registry: insert/find, dense ids, duplicates,
  * growth past many table doublings, hashing. */
-#include "nextstate/state.h"
-#include "nextstate/util.h"
+#include "nextstate/core/state.h"
+#include "nextstate/util/util.h"
 #include "test.h"
 
 static void test_insert_find(void)

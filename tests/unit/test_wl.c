@@ -6,10 +6,10 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "nextstate/gen.h"
-#include "nextstate/npy.h"
-#include "nextstate/plan.h"
-#include "nextstate/wl.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/encode/wl.h"
 #include "seeda.h"
 #include "test.h"
 

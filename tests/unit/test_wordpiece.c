@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "nextstate/json.h"
-#include "nextstate/util.h"
-#include "nextstate/wordpiece.h"
+#include "nextstate/util/json.h"
+#include "nextstate/util/util.h"
+#include "nextstate/encode/wordpiece.h"
 #include "test.h"
 
 #define FIX "tests/fixtures/bert/"

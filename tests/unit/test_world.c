@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "nextstate/dataset.h"
-#include "nextstate/evaluate.h"
-#include "nextstate/gen.h"
-#include "nextstate/split.h"
-#include "nextstate/world.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/eval/evaluate.h"
+#include "nextstate/core/gen.h"
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
 #include "test.h"
 
 static char tmpdir[256];
@@ -128,7 +128,7 @@ static void gradcheck(ns_world_kind kind, bool dense, bool grid, int layers)
     ns_error e;
     CHECK(ns_world_create(&w, &c, 3, &e) == NS_OK);
     ns_train_opts o;
-    ns_train_opts_init(&o);
+    ns_eval_train_opts_init(&o);
     o.tau = 0.5f; /* a softer temperature keeps float32 differences informative */
     o.action_grid = grid;
     o.grid_n = 4;
@@ -208,7 +208,7 @@ static void train_model(ns_world *w, ns_world_inputs *in, ns_split *sp, ns_vocab
     c.state_hidden = c.action_hidden = 128;
     CHECK(ns_world_create(w, &c, 1, &e) == NS_OK);
     ns_train_opts o;
-    ns_train_opts_init(&o);
+    ns_eval_train_opts_init(&o);
     o.lr = 2e-3;
     o.epochs = 25;
     o.warmup_epochs = 2;
@@ -345,7 +345,7 @@ static void test_feature_errors(void)
     ns_split sp;
     CHECK(make_split(&sp, NS_PROTO_INTERPOLATION));
     ns_train_opts o;
-    ns_train_opts_init(&o);
+    ns_eval_train_opts_init(&o);
     ns_train_stats st;
     CHECK(ns_world_train(&w, &in, &sp, &o, &st, &e) == NS_ERR_INPUT);
     ns_world_free(&w);
@@ -451,7 +451,7 @@ static void test_state_action_rows(void)
     CHECK(ns_world_create(&w2, &c, 4, &e) == NS_OK);
     CHECK(w1.p.total == w2.p.total && !memcmp(w1.p.data, w2.p.data, w1.p.total * sizeof(float)));
     ns_train_opts o;
-    ns_train_opts_init(&o);
+    ns_eval_train_opts_init(&o);
     enum { N = 12 };
     int64_t refs[2 * N];
     for (int i = 0; i < N; i++) refs[2 * i] = 0, refs[2 * i + 1] = (i * 13) % ns_dataset_ntransitions(&DS);
@@ -604,7 +604,7 @@ static void test_standardize(void)
         ns_world w;
         CHECK(ns_world_create(&w, &c, 1, &e) == NS_OK);
         ns_train_opts o;
-        ns_train_opts_init(&o);
+        ns_eval_train_opts_init(&o);
         o.lr = 2e-3;
         o.epochs = 20;
         o.warmup_epochs = 2;

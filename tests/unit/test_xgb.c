@@ -3,7 +3,7 @@
  * (recomputed here from predictions), JSON save → load → bit-identical
  * predictions, truncated or foreign model text refused, deterministic
  * training, and bad sizes or parameters refused. */
-#include "nextstate/xgb.h"
+#include "nextstate/learn/xgb.h"
 #include "test.h"
 
 #include <stdint.h>

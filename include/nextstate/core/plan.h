@@ -1,0 +1,49 @@
+/* plan.h — IPC plan files and plan validation.
+ *
+ * A plan file holds one `(action arg…)` per line; `;` starts a comment.
+ * Validation instantiates each step from its lifted schema, so a step that is
+ * not even relaxed-reachable is still diagnosed precisely. */
+#ifndef NEXTSTATE_PLAN_H
+#define NEXTSTATE_PLAN_H
+
+#include "nextstate/core/task.h"
+
+typedef struct ns_plan_step {
+    int schema;
+    int nargs;
+    int args[NS_MAX_ARITY];
+    int line; /* in the plan file */
+} ns_plan_step;
+
+typedef struct ns_plan {
+    ns_plan_step *steps;
+    int n;
+} ns_plan;
+
+/* Parses plan text against the task's domain and problem (names resolved;
+ * unknown action or object, or wrong arity -> NS_ERR_INPUT at file:line:col). */
+ns_status ns_plan_parse(ns_plan *p, const ns_task *t, const char *text,
+                        const char *path, ns_error *err);
+ns_status ns_plan_read(ns_plan *p, const ns_task *t, const char *path, ns_error *err);
+void ns_plan_free(ns_plan *p);
+
+/* Renders operator ids as an IPC plan (with a final "; cost = N" comment). */
+void ns_plan_write_ops(const ns_task *t, const int *ops, int n, ns_buf *out);
+
+typedef struct ns_validation {
+    bool valid;
+    int failed_step;  /* 0-based step that is not applicable; -1 if none */
+    int plan_len;
+    long cost;
+    char reason[512]; /* the unmet precondition or goal, in words */
+} ns_validation;
+
+/* Executes the plan from the initial state.  Returns NS_OK when the plan is
+ * valid (v->valid), NS_INVALID_PLAN when a step is inapplicable or the goal
+ * does not hold at the end (v says which), or another status on error. */
+ns_status ns_plan_validate(const ns_task *t, const ns_plan *p, ns_validation *v);
+
+/* Convenience: execute operator ids (already grounded) and check the goal. */
+bool ns_plan_ops_valid(const ns_task *t, const int *ops, int n);
+
+#endif

@@ -1,0 +1,55 @@
+/* search.h — classical search over a grounded task:
+ * breadth-first search (optimal for unit cost), A* (optimal with an
+ * admissible heuristic), greedy best-first search (satisficing).
+ * Duplicate detection through the state registry; ties broken
+ * deterministically (FIFO among equal keys), so two runs give the same plan. */
+#ifndef NEXTSTATE_SEARCH_H
+#define NEXTSTATE_SEARCH_H
+
+#include <stddef.h>
+#include "nextstate/core/heuristic.h"
+#include "nextstate/core/task.h"
+
+typedef enum ns_search_algo { NS_SEARCH_BFS, NS_SEARCH_ASTAR, NS_SEARCH_GBFS } ns_search_algo;
+
+typedef struct ns_search_opts {
+    ns_search_algo algo;
+    ns_heuristic_kind heuristic; /* ignored by BFS */
+    double time_limit;           /* CPU seconds of the search; <= 0: none */
+    size_t memory_limit;         /* bytes of search data; 0: none */
+    bool prune_irrelevant;       /* skip operators irrelevant to the goal
+                                    (ns_task_relevant_ops); default true */
+    bool preferred;              /* GBFS with h^FF: successors reached by helpful
+                                    actions also enter a second open list, taken
+                                    in alternation and boosted by 1000 on every
+                                    new best h (Fast Downward's preferred
+                                    operators); default true */
+    /* GBFS with h^FF and preferred: a filter on FF's helpful actions (e.g. a
+       learned model's choice among them).  Given state s and its helpful
+       actions ops[0..nops) (ascending, nops ≥ 1), writes the preferred ones
+       (a subsequence, ascending; out may alias ops) and returns their
+       number.  NULL: every helpful action is preferred. */
+    int (*preferred_fn)(void *ctx, const ns_word *s, const int *ops, int nops, int *out);
+    void *preferred_ctx;
+} ns_search_opts;
+
+typedef struct ns_search_result {
+    ns_status status; /* NS_OK, NS_UNSOLVABLE, NS_INCOMPLETE, NS_OUT_OF_TIME, NS_OUT_OF_MEMORY */
+    int *plan;        /* operator ids (owned; NULL when no plan) */
+    int plan_len;
+    long plan_cost;
+    long expanded, generated, evaluated;
+    int init_h; /* heuristic value of the initial state (-1 for BFS) */
+    double seconds;
+} ns_search_result;
+
+void ns_search_opts_default(ns_search_opts *o);
+/* Runs the search; the returned status is also stored in r->status. */
+ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r);
+void ns_search_result_free(ns_search_result *r);
+
+/* "bfs", "astar", "gbfs" -> algo; -1 if unknown. */
+int ns_search_algo_parse(const char *name);
+const char *ns_search_algo_name(ns_search_algo a);
+
+#endif

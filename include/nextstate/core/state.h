@@ -1,0 +1,44 @@
+/* state.h — the state registry: every distinct state stored once, packed,
+ * addressed by a dense 32-bit id (open-addressing hash set). */
+#ifndef NEXTSTATE_STATE_H
+#define NEXTSTATE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "nextstate/core/task.h"
+
+#define NS_NO_STATE UINT32_MAX
+#define NS_EMPTY_SLOT UINT64_MAX
+
+typedef struct ns_registry {
+    int nwords;
+    ns_word *data; /* state i at data + i * nwords */
+    uint32_t n, cap;
+    /* slots: (fingerprint << 32) | id, NS_EMPTY_SLOT when empty; the
+     * fingerprint is the upper half of the state's hash, which also picks the
+     * slot, so probes rarely touch stored states and growth never rehashes */
+    uint64_t *table;
+    uint64_t tmask; /* table size - 1 (a power of two) */
+} ns_registry;
+
+void ns_registry_init(ns_registry *r, int nwords);
+void ns_registry_free(ns_registry *r);
+/* Inserts s (copied) unless present; returns its id; *is_new tells which. */
+uint32_t ns_registry_insert(ns_registry *r, const ns_word *s, bool *is_new);
+/* Looks s up without inserting; NS_NO_STATE when absent. */
+uint32_t ns_registry_find(const ns_registry *r, const ns_word *s);
+static inline const ns_word *ns_registry_get(const ns_registry *r, uint32_t id)
+{
+    return r->data + (size_t)id * (size_t)r->nwords;
+}
+/* Bytes held (for memory limits). */
+size_t ns_registry_bytes(const ns_registry *r);
+/* Hash of a packed state (stable). */
+uint64_t ns_state_hash(const ns_word *s, int nwords);
+/* The first table slot probed for a state of hash h (for prefetching). */
+static inline const uint64_t *ns_registry_slot(const ns_registry *r, uint64_t h)
+{
+    return &r->table[(h >> 32) & r->tmask];
+}
+
+#endif

@@ -1,0 +1,64 @@
+/* trajectory.h — expert trajectories: the problems of a folder with a plan
+ * each (read from a plan folder, or found by A*-LM-cut), grounded, and the
+ * states s_0..s_T the plan visits.  This is the training data of the first
+ * paper's progress models and of `nextstate encode --plans`.
+ *
+ * Problems are the *.pddl files of the folder other than domain.pddl, in
+ * byte order of their names (the order WLPlan's fitting used); a problem's
+ * plan is PLANDIR/<stem>.plan. */
+#ifndef NEXTSTATE_TRAJECTORY_H
+#define NEXTSTATE_TRAJECTORY_H
+
+#include <stdbool.h>
+#include "nextstate/util/error.h"
+#include "nextstate/core/pddl.h"
+#include "nextstate/core/task.h"
+
+typedef struct ns_traj {
+    char *name; /* file stem */
+    char *path; /* problem file */
+    ns_problem p;
+    ns_task t;
+    int nstates;     /* plan length + 1 */
+    ns_word *states; /* nstates × t.nwords: s_0 = init, …, s_T (a goal state) */
+    int *ops;        /* the plan's operator ids [nstates − 1] */
+} ns_traj;
+
+typedef struct ns_trajset {
+    ns_domain d;
+    bool domain_loaded;
+    ns_traj *v;
+    int n;
+    int skipped; /* problems without a plan file (plan folder mode) */
+} ns_trajset;
+
+typedef struct ns_traj_opts {
+    const char *plan_dir; /* NULL: solve each problem optimally (A*-LM-cut) */
+    double time_limit;    /* per problem when solving; <= 0: none */
+} ns_traj_opts;
+
+/* Loads the domain and every problem of problem_dir that has a plan (see
+ * above).  A plan that is not applicable, or that does not reach the goal, is
+ * NS_ERR_INPUT at its file and line; a problem the planner cannot solve in
+ * time is an error naming it; no problem at all is NS_ERR_INPUT. */
+ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *problem_dir, const ns_traj_opts *o,
+                          ns_error *err);
+void ns_trajset_free(ns_trajset *s);
+
+/* The problem files of folder dir: the names (not paths) of its *.pddl files
+ * other than domain.pddl, in byte order, as a malloc'ed array of *n
+ * malloc'ed strings; NULL with NS_ERR_IO in err when dir cannot be read. */
+char **ns_problem_files(const char *dir, int *n, ns_error *err);
+
+/* The most objects (constants included) of any problem of s; at least 1. */
+int ns_trajset_max_objects(const ns_trajset *s);
+
+/* Total states over all trajectories. */
+long ns_trajset_states(const ns_trajset *s);
+
+/* Rebuilds the states of plan ops (n steps) from t's initial state into
+ * *states (malloc'ed, (n + 1) × t->nwords); the first step that is not
+ * applicable is returned as its index, -1 when all apply. */
+int ns_traj_states(const ns_task *t, const int *ops, int n, ns_word **states);
+
+#endif

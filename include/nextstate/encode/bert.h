@@ -1,0 +1,97 @@
+/* bert.h — frozen BERT-family sentence encoders in C: BERT (all-MiniLM-L6-v2)
+ * and MPNet (all-mpnet-base-v2), computed as sentence-transformers does:
+ *
+ *   text → WordPiece ids, truncated to max_seq_length (CLS … SEP included)
+ *        → embeddings: word + position (+ token type 0 for BERT), LayerNorm
+ *          (MPNet positions count from pad_token_id + 1)
+ *        → L × [ self-attention (MPNet adds a learned bias per head and
+ *          relative-position bucket, T5-style: 32 buckets, max distance 128),
+ *          output projection, residual, LayerNorm; GELU feed-forward,
+ *          residual, LayerNorm ]
+ *        → pooling over the sequence's tokens (mean; CLS and max also
+ *          supported) → L2 normalisation when the model lists a Normalize
+ *          module.
+ *
+ * A model folder (the layout sentence-transformers and scripts/fetch_models.sh
+ * use) holds config.json, model.safetensors, vocab.txt, and optionally
+ * tokenizer.json / tokenizer_config.json, sentence_bert_config.json
+ * (max_seq_length), modules.json and 1_Pooling/config.json.  Sequences are
+ * processed unpadded: the dense layers see all tokens of a batch as one
+ * matrix, attention runs per sequence and head.  Every dense product goes
+ * through ns_sgemm (OpenBLAS: set OPENBLAS_NUM_THREADS to bound its threads).
+ * The model is read-only after loading: several threads may encode with it. */
+#ifndef NEXTSTATE_BERT_H
+#define NEXTSTATE_BERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "nextstate/util/error.h"
+#include "nextstate/util/util.h"
+#include "nextstate/encode/wordpiece.h"
+
+typedef enum ns_bert_arch { NS_BERT_ARCH_BERT, NS_BERT_ARCH_MPNET } ns_bert_arch;
+typedef enum ns_bert_pool { NS_BERT_POOL_MEAN, NS_BERT_POOL_CLS, NS_BERT_POOL_MAX } ns_bert_pool;
+
+typedef struct ns_bert_config {
+    ns_bert_arch arch;
+    int vocab_size;      /* rows of the word embeddings */
+    int hidden, layers, heads, intermediate;
+    int max_position;    /* rows of the position embeddings */
+    int type_vocab_size; /* BERT only */
+    int pad_token_id;
+    int relative_buckets; /* MPNet: relative_attention_num_buckets */
+    float layer_norm_eps;
+    int max_seq_length;  /* tokens kept per text, CLS and SEP included */
+    ns_bert_pool pooling;
+    bool normalize;
+    char name[128];      /* the folder's base name, e.g. "all-MiniLM-L6-v2" */
+} ns_bert_config;
+
+typedef struct ns_bert ns_bert;
+
+/* Loads a model folder.  Errors name the file: NS_ERR_IO for a missing
+ * config.json / model.safetensors / vocab.txt; NS_ERR_INPUT for a truncated
+ * or malformed weight file, a missing tensor or one of the wrong shape, a
+ * vocabulary whose size differs from the word-embedding rows ("vocabulary
+ * does not match the weights"), a max_seq_length beyond the position table;
+ * NS_ERR_UNSUPPORTED for other architectures, activations or pooling modes. */
+ns_status ns_bert_load(ns_bert **out, const char *dir, ns_error *err);
+void ns_bert_free(ns_bert *m);
+
+const ns_bert_config *ns_bert_config_of(const ns_bert *m);
+const ns_wordpiece *ns_bert_wordpiece(const ns_bert *m);
+/* Output dimension (= hidden size). */
+int ns_bert_dim(const ns_bert *m);
+/* 64-bit identity of the model (config, tokenizer files, weight header and
+ * sizes): caches of embeddings record it and refuse another model's. */
+uint64_t ns_bert_fingerprint(const ns_bert *m);
+
+/* Model input for one text: ids[0..max_seq_length), returns its length. */
+int ns_bert_tokenize(const ns_bert *m, const char *text, size_t len, int32_t *ids);
+
+/* Forward pass over n sequences given as token ids (ids[i][0..lens[i]),
+ * 1 ≤ lens[i] ≤ max_seq_length; ids < vocab_size).  hidden (optional)
+ * receives the last hidden states of all tokens, sequence after sequence
+ * ([Σ lens, hidden]); out receives the pooled (and normalised) sentence
+ * embeddings [n, hidden]. */
+void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const int *lens, float *hidden, float *out);
+
+/* Encodes texts[0..n) (lengths lens, or NULL for NUL-terminated strings)
+ * into out [n, dim]: tokenizes, sorts by length and runs batches of at most
+ * `batch` texts (≤ 0: 32), reporting to prog when non-NULL. */
+void ns_bert_encode(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch,
+                    ns_progress *prog, float *out);
+/* The same without truncation: a text longer than max_seq_length − 2 word
+ * pieces is cut into consecutive windows of that many pieces (each with CLS
+ * and SEP), every window is encoded, and the text's embedding is the mean of
+ * its window embeddings (L2-normalised again when the model normalises).  A
+ * text that fits in one window gets exactly ns_bert_encode's vector. */
+void ns_bert_encode_chunks(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch,
+                           ns_progress *prog, float *out);
+
+/* The relative-position bucket MPNet uses for key position minus query
+ * position rel (exposed for tests). */
+int ns_bert_relative_bucket(int rel, int num_buckets, int max_distance);
+
+#endif

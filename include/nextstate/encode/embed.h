@@ -1,0 +1,101 @@
+/* embed.h — text embeddings as a table (text → vector): the cache of
+ * `nextstate embed` and the import format for embeddings computed by any
+ * other tool, which the encoders use as a text encoder E without code
+ * changes (look the rendered prompt or action text up, get its row).
+ *
+ * ON DISK (a directory):
+ *
+ *   embeddings.npy   float32 [N, D]   row i = the embedding of text i
+ *   index.jsonl      text → row, one line per text, either a JSON string
+ *                    (its row is the line number, counting from 0) or an
+ *                    object {"text": "...", "row": i}; UTF-8, exact bytes
+ *                    (no normalisation: the text must be byte-identical to
+ *                    the rendering that will be looked up)
+ *   keys.npy         uint64 [N]       instead of index.jsonl: the key of row
+ *                    i's text (written by nextstate; see ns_embed_key)
+ *   manifest.json    optional: {"format": "nextstate-embeddings", "version": 1,
+ *                    "model": NAME, "fingerprint": "16 hex digits", "dim": D,
+ *                    "count": N, "normalized": bool, "crc32": {file: crc}}
+ *
+ * index.jsonl wins when both index files exist.  Making one in Python:
+ *
+ *   np.save("E/embeddings.npy", X.astype(np.float32))
+ *   with open("E/index.jsonl", "w") as f:
+ *       for t in texts: f.write(json.dumps(t) + "\n")
+ *
+ * A text's key is ns_hash_bytes(text, len, NS_EMBED_KEY_SEED); lookups go by
+ * key (a 64-bit collision between two texts of one table is vanishingly
+ * unlikely and not detected).  When a text appears twice, its first row wins.
+ * Caches written by nextstate carry the model's fingerprint: embedding into a
+ * cache made by another model is an error, never a silent mix. */
+#ifndef NEXTSTATE_EMBED_H
+#define NEXTSTATE_EMBED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "nextstate/encode/bert.h"
+#include "nextstate/util/error.h"
+
+#define NS_EMBED_FORMAT "nextstate-embeddings"
+#define NS_EMBED_VERSION 1
+#define NS_EMBED_KEY_SEED 0x656d626564ULL /* "embed" */
+#define NS_EMBED_CHUNKS_SALT 0x6368756e6b73ULL /* "chunks": fingerprint of a chunking encoder = model's ^ salt */
+
+typedef struct ns_embed_table {
+    int dim;
+    int64_t n, cap;    /* rows used / allocated */
+    float *rows;       /* [n, dim] */
+    uint64_t *keys;    /* [n]: the key of each row's (first) text */
+    int64_t *slot;     /* hash of key → row (-1 empty) */
+    uint64_t *slot_key;
+    size_t mask, nkeys; /* nkeys: keys in the hash (aliases included) */
+    char model[128];   /* "" when unknown (imported) */
+    uint64_t fingerprint; /* 0 when unknown */
+    bool normalized;
+} ns_embed_table;
+
+/* Key of a text. */
+uint64_t ns_embed_key(const char *text, size_t len);
+
+/* An empty table of dim-dimensional rows. */
+void ns_embed_table_init(ns_embed_table *t, int dim);
+void ns_embed_table_free(ns_embed_table *t);
+
+/* Row of the text with this key, or -1. */
+int64_t ns_embed_find_key(const ns_embed_table *t, uint64_t key);
+/* The embedding of text[0..len), or NULL when the table lacks it. */
+const float *ns_embed_get(const ns_embed_table *t, const char *text, size_t len);
+/* Appends a row for key (or overwrites the row the key already has);
+ * returns its row. */
+int64_t ns_embed_put(ns_embed_table *t, uint64_t key, const float *vec);
+
+/* Reads a directory in the format above.  Errors (naming the file):
+ * NS_ERR_IO when embeddings.npy is missing or unreadable; NS_ERR_INPUT when
+ * it is not a float32 [N, D] array, when there is neither index.jsonl nor
+ * keys.npy, for a malformed index line (path:line), a row outside 0..N-1,
+ * keys.npy of the wrong length, a manifest that disagrees with the arrays
+ * (count, dim, CRC-32: a cache torn by an interrupted write). */
+ns_status ns_embed_table_load(ns_embed_table *t, const char *dir, ns_error *err);
+/* Writes embeddings.npy, keys.npy and then manifest.json into dir
+ * (created if missing; each file atomically). */
+ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error *err);
+
+typedef struct ns_embed_opts {
+    int batch;     /* texts per forward pass (≤ 0: 32) */
+    bool progress; /* progress line on stderr (when it is a terminal) */
+    bool chunks;   /* ns_bert_encode_chunks instead of truncation: a distinct encoder, so its
+                      table carries the model's name + "+chunks" and a fingerprint of its own */
+} ns_embed_opts;
+
+/* Makes sure t holds every text of texts[0..n) (lengths lens, or NULL for
+ * NUL-terminated strings): the missing ones (each distinct text once) are
+ * encoded with m and added.  *computed (optional) receives how many were
+ * encoded.  An empty table takes on the model's name and fingerprint; a
+ * table made by another model (fingerprint or dimension) is NS_ERR_INPUT, and
+ * so is adding to a non-empty table without a fingerprint (an import: its
+ * texts can be looked up, but another model's rows are never mixed in). */
+ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const char *const *texts,
+                         const size_t *lens, const ns_embed_opts *o, int64_t *computed, ns_error *err);
+
+#endif

@@ -1,0 +1,75 @@
+/* planner.h — planning with a learned next-state model (predictor.h): the
+ * first paper's neuro-symbolic decoder and searches that go further.
+ *
+ * Every algorithm moves only along the exact transition function γ: the
+ * successors of a state are its applicable operators (ascending id = name
+ * order) and the model only ranks them.  A candidate successor s′ of s is
+ * scored by ns_predictor_cost(prediction made at s, φ(s′)).
+ *
+ *   BEAM    the paper's decoder: a beam of `width` paths (3); each step
+ *           expands every path, skips successors already on that path, and
+ *           keeps the `width` best by (cost summed along the path, plan
+ *           text); goal test on expansion; gives up after max_steps steps
+ *           (0: max(100, 10 × objects)) or when no candidate is left.  The
+ *           LSTM advances along each path on the true encodings.
+ *   RESTART beam search with widths width, 4·width, 16·width, … until a plan
+ *           is found, the time limit, or a beam holds every candidate.
+ *   SEARCH  best-first search over γ with duplicate detection: a child's
+ *           key is its parent's key plus its regret — its cost minus the
+ *           least cost among its siblings — so the model's first choice is
+ *           free and every deviation costs what the model thinks of it
+ *           (ties: deeper first, then generation order).  Complete on
+ *           finite tasks given time and memory: it follows the model while
+ *           the model is right and backtracks to its least regretted
+ *           alternatives where it is not.
+ *   GUIDED  greedy best-first search with h^FF whose preferred successors
+ *           are the model's choice among FF's helpful actions (those of
+ *           least cost) rather than all of them: two open lists taken in
+ *           alternation, the preferred one boosted on progress (Fast
+ *           Downward's scheme, search.h).  The model steers, the heuristic
+ *           keeps the search complete; not for recurrent (LSTM) models,
+ *           whose state depends on the path.
+ *
+ * Plans are sequences of operator ids; callers validate them (they are
+ * γ-paths that end in a goal state by construction). */
+#ifndef NEXTSTATE_PLANNER_H
+#define NEXTSTATE_PLANNER_H
+
+#include "nextstate/learn/predictor.h"
+#include "nextstate/core/task.h"
+
+typedef enum ns_planner_algo { NS_PLAN_BEAM, NS_PLAN_RESTART, NS_PLAN_SEARCH, NS_PLAN_GUIDED } ns_planner_algo;
+
+typedef struct ns_planner_opts {
+    ns_planner_algo algo;
+    int width;           /* beam width (3) */
+    int max_steps;       /* beam step cap; 0: max(100, 10 × objects) */
+    double time_limit;   /* CPU seconds; <= 0: none */
+    size_t memory_limit; /* bytes of search data (SEARCH); 0: none */
+} ns_planner_opts;
+
+typedef struct ns_planner_result {
+    ns_status status;  /* NS_OK, NS_INCOMPLETE (beam gave up), NS_UNSOLVABLE (search
+                          exhausted), NS_OUT_OF_TIME, NS_OUT_OF_MEMORY */
+    int *plan;         /* operator ids (owned), NULL without a plan */
+    int plan_len;
+    long expanded;     /* states whose successors were scored */
+    long predictions;  /* model steps */
+    double seconds;    /* CPU */
+    double model_seconds; /* CPU inside the model and the encoder */
+    int width;         /* the beam width that found the plan (BEAM, RESTART) */
+} ns_planner_result;
+
+void ns_planner_opts_default(ns_planner_opts *o);
+/* "beam", "restart", "search", "guided" -> algo; -1 if unknown. */
+int ns_planner_algo_parse(const char *name);
+const char *ns_planner_algo_name(ns_planner_algo a);
+
+/* Plans for task t with model m (whose encoder must bind to t: errors such as
+ * an FSF problem larger than the model's slots come back as NS_ERR_INPUT in
+ * err, with r->status set to the same). */
+ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
+                          ns_error *err);
+void ns_planner_result_free(ns_planner_result *r);
+
+#endif

@@ -1,0 +1,249 @@
+/* plan.c — IPC plan files and plan validation. */
+#include "nextstate/core/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nextstate/util/sexp.h"
+
+ns_status ns_plan_parse(ns_plan *p, const ns_task *t, const char *text, const char *path, ns_error *err)
+{
+    memset(p, 0, sizeof *p);
+    ns_sexp s;
+    ns_status st = ns_sexp_parse(&s, text, path, err);
+    if (st != NS_OK) return st;
+    const ns_domain *d = t->domain;
+    const ns_problem *pr = t->problem;
+    size_t cap = 0;
+    for (int i = 0; i < s.ntop && st == NS_OK; i++) {
+        const ns_sexp_node *n = ns_sexp_node_at(&s, s.top[i]);
+        if (!n->is_list) {
+            /* tolerate step prefixes such as "0:" and durations "[1]" */
+            size_t len = strlen(n->atom);
+            if (len > 0 && (n->atom[len - 1] == ':' || n->atom[0] == '[')) continue;
+            st = ns_error_set(err, NS_ERR_INPUT, path, n->line, n->col, "expected (action arg …), found '%s'", n->atom);
+            break;
+        }
+        if (n->nkids == 0 || ns_sexp_kid(&s, n, 0)->is_list) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, n->line, n->col, "expected (action arg …)");
+            break;
+        }
+        const ns_sexp_node *name = ns_sexp_kid(&s, n, 0);
+        int a = ns_domain_find_action(d, name->atom);
+        if (a < 0) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, name->line, name->col, "unknown action '%s'", name->atom);
+            break;
+        }
+        if (n->nkids - 1 != d->actions[a].nparams) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, n->line, n->col, "action '%s' takes %d argument%s, given %d",
+                              name->atom, d->actions[a].nparams, d->actions[a].nparams == 1 ? "" : "s", n->nkids - 1);
+            break;
+        }
+        NS_GROW(p->steps, cap, (size_t)p->n + 1);
+        ns_plan_step *step = &p->steps[p->n];
+        step->schema = a;
+        step->nargs = n->nkids - 1;
+        step->line = n->line;
+        for (int k = 1; k < n->nkids && st == NS_OK; k++) {
+            const ns_sexp_node *x = ns_sexp_kid(&s, n, k);
+            int o = x->is_list ? -1 : ns_problem_find_object(pr, x->atom);
+            if (o < 0)
+                st = ns_error_set(err, NS_ERR_INPUT, path, x->line, x->col, "unknown object '%s'",
+                                  x->is_list ? "(…)" : x->atom);
+            step->args[k - 1] = o;
+        }
+        if (st == NS_OK) p->n++;
+    }
+    ns_sexp_free(&s);
+    if (st != NS_OK) ns_plan_free(p);
+    return st;
+}
+
+ns_status ns_plan_read(ns_plan *p, const ns_task *t, const char *path, ns_error *err)
+{
+    char *text;
+    memset(p, 0, sizeof *p);
+    ns_status st = ns_read_file(path, &text, NULL, err);
+    if (st != NS_OK) return st;
+    st = ns_plan_parse(p, t, text, path, err);
+    free(text);
+    return st;
+}
+
+void ns_plan_free(ns_plan *p)
+{
+    free(p->steps);
+    memset(p, 0, sizeof *p);
+}
+
+void ns_plan_write_ops(const ns_task *t, const int *ops, int n, ns_buf *out)
+{
+    long cost = 0;
+    for (int i = 0; i < n; i++) {
+        ns_task_op_str(t, ops[i], out);
+        ns_buf_putc(out, '\n');
+        cost += t->ops[ops[i]].cost;
+    }
+    ns_buf_printf(out, "; cost = %ld (%s)\n", cost, t->unit_cost ? "unit cost" : "general cost");
+}
+
+/* "(pred a b)" of a lifted literal under the step's arguments. */
+static void lit_str(const ns_task *t, const ns_lit *l, const int *args, ns_buf *b)
+{
+    const ns_domain *d = t->domain;
+    ns_buf_puts(b, l->neg ? "(not (" : "(");
+    ns_buf_puts(b, l->pred == NS_PRED_EQUAL ? "=" : d->preds[l->pred].name);
+    for (int i = 0; i < l->nargs; i++) {
+        int o = l->args[i] >= 0 ? l->args[i] : args[NS_TERM_PARAM(l->args[i])];
+        ns_buf_putc(b, ' ');
+        ns_buf_puts(b, t->problem->objects[o]);
+    }
+    ns_buf_puts(b, l->neg ? "))" : ")");
+}
+
+/* Truth of a ground literal in state s (fluent atoms absent from the task
+ * are false in every reachable state). */
+static bool lit_holds(const ns_task *t, const ns_lit *l, const int *args, const ns_word *s)
+{
+    int ga[NS_MAX_ARITY];
+    for (int i = 0; i < l->nargs; i++) ga[i] = l->args[i] >= 0 ? l->args[i] : args[NS_TERM_PARAM(l->args[i])];
+    bool v;
+    if (l->pred == NS_PRED_EQUAL) {
+        v = ga[0] == ga[1];
+    } else if (ns_task_is_static_true(t, l->pred, ga, l->nargs)) {
+        v = true;
+    } else {
+        int a = ns_task_find_atom(t, l->pred, ga, l->nargs);
+        v = a >= 0 && ns_bit_get(s, a);
+    }
+    return v != l->neg;
+}
+
+/* Does the step's parameter typing hold?  Names the first bad argument. */
+static bool types_ok(const ns_task *t, const ns_plan_step *st, char *why, size_t n)
+{
+    const ns_action *a = &t->domain->actions[st->schema];
+    for (int i = 0; i < a->nparams; i++) {
+        bool ok = false;
+        for (int k = 0; k < a->nparam_types[i]; k++)
+            ok |= ns_type_is_subtype(t->domain, t->problem->object_types[st->args[i]], a->param_types[i][k]);
+        if (!ok) {
+            snprintf(why, n, "argument %d ('%s') is not of type '%s'", i + 1, t->problem->objects[st->args[i]],
+                     t->domain->types[a->param_types[i][0]].name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Would the step leave state s unchanged?  (Grounding drops such operators.) */
+static bool step_is_noop(const ns_task *t, const ns_plan_step *st, const ns_word *s)
+{
+    const ns_action *a = &t->domain->actions[st->schema];
+    for (int i = 0; i < a->neff; i++) {
+        ns_lit l = a->eff[i];
+        if (l.neg) { /* a delete matters unless the same atom is also added */
+            bool readded = false;
+            for (int j = 0; j < a->neff; j++) {
+                const ns_lit *m = &a->eff[j];
+                if (m->neg || m->pred != l.pred) continue;
+                bool same = true;
+                for (int k = 0; k < l.nargs; k++) {
+                    int x = l.args[k] >= 0 ? l.args[k] : st->args[NS_TERM_PARAM(l.args[k])];
+                    int y = m->args[k] >= 0 ? m->args[k] : st->args[NS_TERM_PARAM(m->args[k])];
+                    same &= x == y;
+                }
+                readded |= same;
+            }
+            if (!readded && !lit_holds(t, &l, st->args, s)) return false; /* deletes a true atom */
+        } else if (!lit_holds(t, &l, st->args, s)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+ns_status ns_plan_validate(const ns_task *t, const ns_plan *p, ns_validation *v)
+{
+    memset(v, 0, sizeof *v);
+    v->failed_step = -1;
+    v->plan_len = p->n;
+    ns_word *s = ns_xmalloc(sizeof(ns_word) * (size_t)t->nwords);
+    memcpy(s, t->init, sizeof(ns_word) * (size_t)t->nwords);
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_status result = NS_OK;
+    for (int i = 0; i < p->n && result == NS_OK; i++) {
+        const ns_plan_step *st = &p->steps[i];
+        const ns_action *a = &t->domain->actions[st->schema];
+        if (!types_ok(t, st, v->reason, sizeof v->reason)) {
+            v->failed_step = i;
+            result = NS_INVALID_PLAN;
+            break;
+        }
+        /* applicable iff some precondition clause holds; report the first
+         * unmet literal of the first clause */
+        int unmet_clause = -1, unmet_lit = -1;
+        bool ok = false;
+        for (int c = 0; c < a->npre && !ok; c++) {
+            const ns_clause *cl = &a->pre[c];
+            int bad = -1;
+            for (int j = 0; j < cl->n && bad < 0; j++)
+                if (!lit_holds(t, &cl->lits[j], st->args, s)) bad = j;
+            if (bad < 0) ok = true;
+            else if (unmet_clause < 0) {
+                unmet_clause = c;
+                unmet_lit = bad;
+            }
+        }
+        if (!ok) {
+            v->failed_step = i;
+            b.len = 0;
+            if (unmet_clause >= 0) lit_str(t, &a->pre[unmet_clause].lits[unmet_lit], st->args, &b);
+            else ns_buf_puts(&b, "(or) is false");
+            snprintf(v->reason, sizeof v->reason, "unmet precondition %s", b.data);
+            result = NS_INVALID_PLAN;
+            break;
+        }
+        int op = ns_task_find_op(t, st->schema, st->args, st->nargs);
+        if (op < 0 && step_is_noop(t, st, s)) continue; /* dropped at grounding: changes nothing */
+        if (op < 0) { /* applicable yet not grounded: grounding is wrong */
+            snprintf(v->reason, sizeof v->reason, "step applicable but missing from the grounded task");
+            v->failed_step = i;
+            result = NS_ERR_INTERNAL;
+            break;
+        }
+        ns_task_apply(t, op, s, s);
+        v->cost += t->ops[op].cost;
+    }
+    if (result == NS_OK) {
+        for (int i = 0; i < t->problem->ngoal; i++) {
+            const ns_lit *l = &t->problem->goal[i];
+            if (!lit_holds(t, l, NULL, s)) {
+                b.len = 0;
+                lit_str(t, l, NULL, &b);
+                snprintf(v->reason, sizeof v->reason, "goal %s does not hold at the end of the plan", b.data);
+                result = NS_INVALID_PLAN;
+                break;
+            }
+        }
+    }
+    v->valid = result == NS_OK;
+    free(s);
+    ns_buf_free(&b);
+    return result;
+}
+
+bool ns_plan_ops_valid(const ns_task *t, const int *ops, int n)
+{
+    ns_word *s = ns_xmalloc(sizeof(ns_word) * (size_t)t->nwords);
+    memcpy(s, t->init, sizeof(ns_word) * (size_t)t->nwords);
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        if (ops[i] < 0 || ops[i] >= t->nops || !ns_task_applicable(t, ops[i], s)) ok = false;
+        else ns_task_apply(t, ops[i], s, s);
+    }
+    ok = ok && ns_task_is_goal(t, s);
+    free(s);
+    return ok;
+}

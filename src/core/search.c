@@ -1,0 +1,526 @@
+/* search.c — breadth-first search, A* and greedy best-first search.
+ *
+ * All three are eager searches over the state registry with full duplicate
+ * detection.  Per-state data lives in arrays indexed by registry id, grown
+ * with the registry: parent id and creating operator for all; g, h and a
+ * closed flag for A* and GBFS.  A plan is extracted by walking parents back
+ * from the goal; its cost is the sum of its operators' costs.
+ *
+ * BFS: the registry itself is the FIFO — states get ids in the order they
+ *   are first generated, so expanding ids 0, 1, 2, … is breadth-first.  The
+ *   goal test happens at generation.  The plan has the fewest steps, which is
+ *   optimal for unit costs; with action costs BFS is NOT cost-optimal (use A*).
+ * A*: f = g + h, ties broken on lower h, then first in first out.  The goal
+ *   test happens at expansion.  A cheaper path to an open state updates it and
+ *   queues it again; a cheaper path to a closed state reopens it (this never
+ *   happens with a consistent heuristic — blind, h^max — and is what keeps A*
+ *   optimal with an admissible but inconsistent one such as LM-cut).  Stale
+ *   queue entries are skipped on removal: a state's newest entry always has
+ *   the lowest key, so any entry met while the state is closed is stale.
+ * GBFS: ordered by h, FIFO among ties, goal test at expansion.  A cheaper
+ *   path to a known state updates its parent and g (no reopening), which
+ *   improves plan cost without changing the search order.
+ * States whose h is NS_H_INF are dead ends and are never queued; exhausting
+ *   the queue therefore proves unsolvability for all three algorithms.
+ *
+ * Statistics follow Fast Downward: `expanded` counts states taken from the
+ * open list for expansion (for A* and GBFS the goal state, popped last, is
+ * counted too), `generated` counts every successor produced (duplicates
+ * included), `evaluated` counts heuristic evaluations (the initial state and
+ * each new state; for BFS, the distinct states reached).
+ *
+ * Limits: the clock is read every 1024 expanded + generated states; memory
+ * (registry, per-state arrays, open list, heuristic scratch, buffers) is
+ * compared with the limit at every expansion. */
+#include "nextstate/core/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstate/core/state.h"
+#include "nextstate/core/succgen.h"
+
+#define CHECK_EVERY 1024
+/* Successors are generated in batches; each successor's hash-table slot is
+ * prefetched before any of the batch is looked up, which hides most of the
+ * cache miss that dominates blind search on large state spaces. */
+#define BATCH 32
+
+/* ---- open list: FIFO buckets per distinct 64-bit key, min-heap of keys ----
+ * Distinct keys are few (f·h pairs), so pushes are a hash lookup (usually a
+ * hit on the last key used) plus a ring-buffer append, and pops a ring-buffer
+ * removal; the heap moves only when a key's bucket empties or fills. */
+typedef struct bucket {
+    uint64_t key;
+    uint32_t *a; /* ring buffer, capacity a power of two (or 0) */
+    uint32_t head, n, cap;
+    int in_heap;
+} bucket;
+
+typedef struct openlist {
+    bucket *b;
+    size_t nb, capb;
+    int *map; /* open addressing: key -> bucket index, -1 empty */
+    size_t mapmask;
+    int *heap; /* bucket indices with n > 0, ordered by key */
+    size_t nheap, capheap;
+    size_t size; /* entries */
+    size_t ring_bytes;
+    int last_b; /* bucket of the last push (cache) */
+} openlist;
+
+static void ol_init(openlist *q)
+{
+    memset(q, 0, sizeof *q);
+    q->mapmask = 63;
+    q->map = ns_xmalloc((q->mapmask + 1) * sizeof(int));
+    memset(q->map, 0xff, (q->mapmask + 1) * sizeof(int));
+    q->last_b = -1;
+}
+
+static void ol_free(openlist *q)
+{
+    for (size_t i = 0; i < q->nb; i++) free(q->b[i].a);
+    free(q->b);
+    free(q->map);
+    free(q->heap);
+}
+
+static size_t ol_bytes(const openlist *q)
+{
+    return q->capb * sizeof(bucket) + (q->mapmask + 1) * sizeof(int) +
+           q->capheap * sizeof(int) + q->ring_bytes;
+}
+
+static inline size_t ol_slot(uint64_t key, size_t mask) { return (size_t)ns_hash_mix(key) & mask; }
+
+static void ol_map_grow(openlist *q)
+{
+    size_t mask = q->mapmask * 2 + 1;
+    int *m = ns_xmalloc((mask + 1) * sizeof(int));
+    memset(m, 0xff, (mask + 1) * sizeof(int));
+    for (size_t i = 0; i < q->nb; i++) {
+        size_t s = ol_slot(q->b[i].key, mask);
+        while (m[s] >= 0) s = (s + 1) & mask;
+        m[s] = (int)i;
+    }
+    free(q->map);
+    q->map = m;
+    q->mapmask = mask;
+}
+
+static int ol_bucket(openlist *q, uint64_t key)
+{
+    size_t s = ol_slot(key, q->mapmask);
+    for (;;) {
+        int i = q->map[s];
+        if (i < 0) break;
+        if (q->b[i].key == key) return i;
+        s = (s + 1) & q->mapmask;
+    }
+    NS_GROW(q->b, q->capb, q->nb + 1);
+    int i = (int)q->nb++;
+    memset(&q->b[i], 0, sizeof q->b[i]);
+    q->b[i].key = key;
+    q->map[s] = i;
+    if (q->nb * 2 > q->mapmask + 1) ol_map_grow(q);
+    return i;
+}
+
+static inline bool heap_less(const openlist *q, int x, int y) { return q->b[x].key < q->b[y].key; }
+
+static void heap_push(openlist *q, int bi)
+{
+    NS_GROW(q->heap, q->capheap, q->nheap + 1);
+    size_t i = q->nheap++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!heap_less(q, bi, q->heap[p])) break;
+        q->heap[i] = q->heap[p];
+        i = p;
+    }
+    q->heap[i] = bi;
+}
+
+static void heap_pop(openlist *q)
+{
+    int x = q->heap[--q->nheap];
+    size_t n = q->nheap, i = 0;
+    if (n == 0) return;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && heap_less(q, q->heap[c + 1], q->heap[c])) c++;
+        if (!heap_less(q, q->heap[c], x)) break;
+        q->heap[i] = q->heap[c];
+        i = c;
+    }
+    q->heap[i] = x;
+}
+
+static void ring_grow(openlist *q, bucket *b)
+{
+    uint32_t cap = b->cap ? b->cap * 2 : 16;
+    uint32_t *a = ns_xmalloc((size_t)cap * sizeof(uint32_t));
+    for (uint32_t k = 0; k < b->n; k++) a[k] = b->a[(b->head + k) & (b->cap - 1)];
+    free(b->a);
+    q->ring_bytes += (size_t)(cap - b->cap) * sizeof(uint32_t);
+    b->a = a;
+    b->cap = cap;
+    b->head = 0;
+}
+
+static inline void ol_push(openlist *q, uint64_t key, uint32_t id)
+{
+    int bi = q->last_b;
+    if (bi < 0 || q->b[bi].key != key) q->last_b = bi = ol_bucket(q, key);
+    bucket *b = &q->b[bi];
+    if (b->n == b->cap) ring_grow(q, b);
+    b->a[(b->head + b->n) & (b->cap - 1)] = id;
+    b->n++;
+    q->size++;
+    if (!b->in_heap) {
+        b->in_heap = 1;
+        heap_push(q, bi);
+    }
+}
+
+/* Removes the first entry of the minimal key; q->size > 0. */
+static inline uint32_t ol_pop(openlist *q)
+{
+    int bi = q->heap[0];
+    bucket *b = &q->b[bi];
+    uint32_t id = b->a[b->head];
+    b->head = (b->head + 1) & (b->cap - 1);
+    b->n--;
+    q->size--;
+    if (b->n == 0) {
+        b->in_heap = 0;
+        b->head = 0;
+        heap_pop(q);
+        if (b->cap > 4096) { /* drained layer: give the memory back */
+            q->ring_bytes -= (size_t)b->cap * sizeof(uint32_t);
+            free(b->a);
+            b->a = NULL;
+            b->cap = 0;
+        }
+    }
+    return id;
+}
+
+/* ---- per-state data ----
+ * links (parent, operator) for every algorithm; g, h and a closed flag for
+ * A* and GBFS only.  A dead end is a state with h == NS_H_INF. */
+typedef struct plink {
+    uint32_t parent;
+    int op;
+} plink;
+
+typedef struct gh {
+    int g;
+    int h;
+} gh;
+
+typedef struct search {
+    const ns_task *t;
+    const ns_search_opts *o;
+    ns_search_result *r;
+    ns_registry reg;
+    ns_succgen sg;
+    ns_heuristic *heur;
+    size_t heur_bytes;
+    plink *links;
+    gh *gh;          /* NULL for BFS */
+    uint8_t *closed; /* NULL for BFS; zero-filled on growth */
+    size_t ncap;
+    openlist open;
+    openlist popen; /* GBFS preferred-operator list (used when pref is set) */
+    int *pref;      /* helpful actions of the state being expanded, or NULL */
+    int *ops;       /* applicable operators (task->nops) */
+    ns_word *state; /* copy of the state being expanded */
+    ns_word *succ;  /* BATCH successor states */
+    double start, cpu_start; /* wall clock for reports, CPU time for the limit */
+    long next_check;
+} search;
+
+static inline void ensure_nodes(search *s, uint32_t id)
+{
+    if (id < s->ncap) return;
+    size_t cap = s->ncap ? s->ncap * 2 : 1024;
+    while (cap <= id) cap *= 2;
+    s->links = ns_xrealloc(s->links, cap * sizeof(plink));
+    if (s->gh) {
+        s->gh = ns_xrealloc(s->gh, cap * sizeof(gh));
+        s->closed = ns_xrealloc(s->closed, cap);
+        memset(s->closed + s->ncap, 0, cap - s->ncap);
+    }
+    s->ncap = cap;
+}
+
+static size_t search_bytes(const search *s)
+{
+    size_t per_state = sizeof(plink) + (s->gh ? sizeof(gh) + 1 : 0);
+    return ns_registry_bytes(&s->reg) + s->ncap * per_state + ol_bytes(&s->open) + ol_bytes(&s->popen) +
+           s->heur_bytes + (size_t)s->t->nops * sizeof(int) +
+           (BATCH + 1) * (size_t)s->t->nwords * sizeof(ns_word);
+}
+
+static inline bool over_memory(const search *s)
+{
+    return s->o->memory_limit > 0 && search_bytes(s) > s->o->memory_limit;
+}
+
+/* Reads the clock (and refreshes the heuristic's byte count) every
+ * CHECK_EVERY expanded + generated states. */
+static inline bool over_time(search *s)
+{
+    long work = s->r->expanded + s->r->generated;
+    if (work < s->next_check) return false;
+    s->next_check = work + CHECK_EVERY;
+    if (s->heur) s->heur_bytes = ns_heuristic_bytes(s->heur);
+    return s->o->time_limit > 0 && ns_cpu_now() - s->cpu_start > s->o->time_limit;
+}
+
+static ns_status extract_plan(search *s, uint32_t goal)
+{
+    int len = 0;
+    for (uint32_t id = goal; id != 0; id = s->links[id].parent) len++;
+    s->r->plan = ns_xmalloc((size_t)(len > 0 ? len : 1) * sizeof(int));
+    s->r->plan_len = len;
+    long cost = 0;
+    int k = len;
+    for (uint32_t id = goal; id != 0; id = s->links[id].parent) {
+        int op = s->links[id].op;
+        s->r->plan[--k] = op;
+        cost += s->t->ops[op].cost;
+    }
+    s->r->plan_cost = cost;
+    return NS_OK;
+}
+
+/* Writes the successors of s->state by ops[k0 .. k1) to s->succ and
+ * prefetches their hash-table slots. */
+static inline void gen_batch(search *s, int k0, int k1)
+{
+    const ns_task *t = s->t;
+    const int nw = t->nwords;
+    for (int k = k0; k < k1; k++) {
+        ns_word *out = s->succ + (size_t)(k - k0) * (size_t)nw;
+        ns_task_apply(t, s->ops[k], s->state, out);
+        uint64_t h = ns_state_hash(out, nw);
+        __builtin_prefetch(ns_registry_slot(&s->reg, h));
+    }
+}
+
+static ns_status run_bfs(search *s)
+{
+    const ns_task *t = s->t;
+    ns_search_result *r = s->r;
+    const int nw = t->nwords;
+    const size_t wbytes = (size_t)nw * sizeof(ns_word);
+    uint32_t id0 = ns_registry_insert(&s->reg, t->init, NULL);
+    ensure_nodes(s, id0);
+    s->links[id0] = (plink){NS_NO_STATE, -1};
+    r->evaluated = 1;
+    if (ns_task_is_goal(t, t->init)) return extract_plan(s, id0);
+    for (uint32_t cur = 0; cur < s->reg.n; cur++) {
+        if (over_memory(s)) return NS_OUT_OF_MEMORY;
+        if (over_time(s)) return NS_OUT_OF_TIME;
+        memcpy(s->state, ns_registry_get(&s->reg, cur), wbytes);
+        int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
+        r->expanded++;
+        for (int k0 = 0; k0 < nops; k0 += BATCH) {
+            int k1 = nops - k0 < BATCH ? nops : k0 + BATCH;
+            gen_batch(s, k0, k1);
+            for (int k = k0; k < k1; k++) {
+                const ns_word *succ = s->succ + (size_t)(k - k0) * (size_t)nw;
+                r->generated++;
+                bool is_new;
+                uint32_t id = ns_registry_insert(&s->reg, succ, &is_new);
+                if (!is_new) continue;
+                ensure_nodes(s, id);
+                s->links[id] = (plink){cur, s->ops[k]};
+                r->evaluated++;
+                if (ns_task_is_goal(t, succ)) return extract_plan(s, id);
+            }
+        }
+    }
+    return NS_UNSOLVABLE;
+}
+
+static inline uint64_t astar_key(int g, int h)
+{
+    return (uint64_t)((int64_t)g + h) << 32 | (uint32_t)h;
+}
+
+/* A* (astar = true) or greedy best-first search. */
+static ns_status run_best_first(search *s, bool astar)
+{
+    const ns_task *t = s->t;
+    ns_search_result *r = s->r;
+    const int nw = t->nwords;
+    const size_t wbytes = (size_t)nw * sizeof(ns_word);
+
+    uint32_t id0 = ns_registry_insert(&s->reg, t->init, NULL);
+    ensure_nodes(s, id0);
+    int h0 = ns_heuristic_eval(s->heur, t->init);
+    r->evaluated = 1;
+    r->init_h = h0;
+    if (h0 == NS_H_INF) return NS_UNSOLVABLE;
+    s->links[id0] = (plink){NS_NO_STATE, -1};
+    s->gh[id0] = (gh){0, h0};
+    ol_push(&s->open, astar ? astar_key(0, h0) : (uint64_t)h0, id0);
+    /* preferred operators: two lists taken by lowest priority, the chosen
+     * one's priority rising by one; a new best h lowers the preferred list's
+     * priority by 1000 (Fast Downward's alternation with boosting) */
+    long prio[2] = {0, 0};
+    int best_h = h0;
+
+    while (s->open.size || s->popen.size) {
+        int which = !s->pref || !s->popen.size ? 0 : !s->open.size ? 1 : prio[1] < prio[0];
+        prio[which]++;
+        uint32_t cur = ol_pop(which ? &s->popen : &s->open);
+        if (s->closed[cur]) continue; /* a stale entry */
+        s->closed[cur] = 1;
+        if (over_memory(s)) return NS_OUT_OF_MEMORY;
+        if (over_time(s)) return NS_OUT_OF_TIME;
+        r->expanded++;
+        memcpy(s->state, ns_registry_get(&s->reg, cur), wbytes);
+        if (ns_task_is_goal(t, s->state)) return extract_plan(s, cur);
+        const int g = s->gh[cur].g;
+        int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
+        int npref = 0, ip = 0;
+        if (s->pref && ns_heuristic_eval(s->heur, s->state) != NS_H_INF)
+            npref = ns_heuristic_preferred(s->heur, s->state, s->pref);
+        if (s->pref && s->o->preferred_fn && npref > 0)
+            npref = s->o->preferred_fn(s->o->preferred_ctx, s->state, s->pref, npref, s->pref);
+        for (int k = 0; k < nops; k++) {
+            if (k % BATCH == 0) gen_batch(s, k, nops - k < BATCH ? nops : k + BATCH);
+            const ns_word *succ = s->succ + (size_t)(k % BATCH) * (size_t)nw;
+            int op = s->ops[k];
+            r->generated++;
+            int ng = g + t->ops[op].cost;
+            bool is_new;
+            uint32_t id = ns_registry_insert(&s->reg, succ, &is_new);
+            if (is_new) {
+                ensure_nodes(s, id);
+                int h = ns_heuristic_eval(s->heur, succ);
+                r->evaluated++;
+                s->links[id] = (plink){cur, op};
+                s->gh[id] = (gh){ng, h};
+                if (h == NS_H_INF) continue; /* dead end: never queued */
+                ol_push(&s->open, astar ? astar_key(ng, h) : (uint64_t)h, id);
+                if (s->pref) {
+                    while (ip < npref && s->pref[ip] < op) ip++; /* both lists ascend */
+                    if (ip < npref && s->pref[ip] == op) ol_push(&s->popen, (uint64_t)h, id);
+                    if (h < best_h) {
+                        best_h = h;
+                        prio[1] -= 1000;
+                    }
+                }
+            } else if (ng < s->gh[id].g && s->gh[id].h != NS_H_INF) {
+                s->links[id] = (plink){cur, op};
+                s->gh[id].g = ng;
+                if (astar) {
+                    s->closed[id] = 0; /* reopens a closed state */
+                    ol_push(&s->open, astar_key(ng, s->gh[id].h), id);
+                }
+            }
+        }
+    }
+    return NS_UNSOLVABLE;
+}
+
+void ns_search_opts_default(ns_search_opts *o)
+{
+    o->algo = NS_SEARCH_ASTAR;
+    o->heuristic = NS_H_LMCUT;
+    o->time_limit = 0;
+    o->memory_limit = 0;
+    o->prune_irrelevant = true;
+    o->preferred = true;
+    o->preferred_fn = NULL;
+    o->preferred_ctx = NULL;
+}
+
+ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->init_h = -1;
+    search s;
+    memset(&s, 0, sizeof s);
+    s.t = t;
+    s.o = o;
+    s.r = r;
+    s.start = ns_now();
+    s.cpu_start = ns_cpu_now();
+    s.next_check = 0;
+    if (t->goal_impossible) {
+        r->status = NS_UNSOLVABLE;
+        r->seconds = ns_now() - s.start;
+        return r->status;
+    }
+    ns_registry_init(&s.reg, t->nwords);
+    bool *keep = NULL;
+    if (o->prune_irrelevant) {
+        keep = ns_xmalloc(sizeof(bool) * ((size_t)t->nops + 1));
+        ns_task_relevant_ops(t, keep);
+    }
+    ns_succgen_init_subset(&s.sg, t, keep);
+    free(keep);
+    ol_init(&s.open);
+    ol_init(&s.popen);
+    s.ops = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
+    s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
+    s.succ = ns_xmalloc(((size_t)t->nwords + 1) * BATCH * sizeof(ns_word));
+    ns_status st;
+    if (o->algo == NS_SEARCH_BFS) {
+        st = run_bfs(&s);
+    } else {
+        s.heur = ns_heuristic_new(t, o->heuristic);
+        s.gh = ns_xmalloc(sizeof(gh)); /* marks best-first; grown by ensure_nodes */
+        s.closed = ns_xmalloc(1);
+        s.heur_bytes = ns_heuristic_bytes(s.heur);
+        if (o->algo == NS_SEARCH_GBFS && o->heuristic == NS_H_FF && o->preferred)
+            s.pref = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
+        st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
+        free(s.pref);
+        ns_heuristic_free(s.heur);
+    }
+    free(s.ops);
+    free(s.state);
+    free(s.succ);
+    free(s.links);
+    free(s.gh);
+    free(s.closed);
+    ol_free(&s.open);
+    ol_free(&s.popen);
+    ns_succgen_free(&s.sg);
+    ns_registry_free(&s.reg);
+    r->status = st;
+    r->seconds = ns_now() - s.start;
+    return st;
+}
+
+void ns_search_result_free(ns_search_result *r)
+{
+    free(r->plan);
+    r->plan = NULL;
+    r->plan_len = 0;
+}
+
+static const char *const algo_names[] = {"bfs", "astar", "gbfs"};
+
+int ns_search_algo_parse(const char *name)
+{
+    if (!name) return -1;
+    for (int i = 0; i < 3; i++)
+        if (ns_streq_ci(name, algo_names[i])) return i;
+    if (ns_streq_ci(name, "a*")) return NS_SEARCH_ASTAR;
+    return -1;
+}
+
+const char *ns_search_algo_name(ns_search_algo a)
+{
+    return (unsigned)a < 3 ? algo_names[a] : "?";
+}

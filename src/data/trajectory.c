@@ -1,0 +1,201 @@
+/* trajectory.c — problems with their plans, and the states the plans visit. */
+#include "nextstate/data/trajectory.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "nextstate/core/plan.h"
+#include "nextstate/core/search.h"
+#include "nextstate/util/util.h"
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int ns_traj_states(const ns_task *t, const int *ops, int n, ns_word **states)
+{
+    size_t W = (size_t)t->nwords;
+    ns_word *s = ns_xcalloc(((size_t)n + 1) * W, sizeof(ns_word));
+    memcpy(s, t->init, W * sizeof(ns_word));
+    *states = s;
+    for (int k = 0; k < n; k++) {
+        if (ops[k] < 0 || ops[k] >= t->nops || !ns_task_applicable(t, ops[k], s + (size_t)k * W)) return k;
+        ns_task_apply(t, ops[k], s + (size_t)k * W, s + (size_t)(k + 1) * W);
+    }
+    return -1;
+}
+
+/* The plan of traj it: read from plan_file, or found optimally. */
+static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opts *o, int *n, ns_error *err)
+{
+    if (plan_file) {
+        ns_plan plan;
+        ns_status st = ns_plan_read(&plan, &it->t, plan_file, err);
+        if (st != NS_OK) return st;
+        it->ops = ns_xcalloc((size_t)plan.n + 1, sizeof(int));
+        for (int k = 0; k < plan.n; k++) {
+            const ns_plan_step *ps = &plan.steps[k];
+            it->ops[k] = ns_task_find_op(&it->t, ps->schema, ps->args, ps->nargs);
+            if (it->ops[k] < 0) {
+                /* a step whose operator was pruned by grounding cannot apply */
+                ns_error_set(err, NS_ERR_INPUT, plan_file, ps->line, 0, "plan step %d is not applicable", k + 1);
+                ns_plan_free(&plan);
+                return NS_ERR_INPUT;
+            }
+        }
+        *n = plan.n;
+        ns_plan_free(&plan);
+        return NS_OK;
+    }
+    ns_search_opts so;
+    ns_search_opts_default(&so);
+    so.algo = NS_SEARCH_ASTAR;
+    so.heuristic = NS_H_LMCUT;
+    so.time_limit = o->time_limit;
+    ns_search_result r;
+    ns_status st = ns_search(&it->t, &so, &r);
+    if (st != NS_OK) {
+        ns_search_result_free(&r);
+        ns_error_set(err, st, it->path, 0, 0, "no optimal plan found (search status %d)", (int)st);
+        return st;
+    }
+    it->ops = ns_xcalloc((size_t)r.plan_len + 1, sizeof(int));
+    memcpy(it->ops, r.plan, sizeof(int) * (size_t)r.plan_len);
+    *n = r.plan_len;
+    ns_search_result_free(&r);
+    return NS_OK;
+}
+
+static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, const ns_traj_opts *o, ns_error *err)
+{
+    ns_status st = ns_problem_read(&it->p, &s->d, it->path, err);
+    if (st != NS_OK) return st;
+    st = ns_task_ground(&it->t, &s->d, &it->p, err);
+    if (st != NS_OK) {
+        ns_problem_free(&it->p);
+        return st;
+    }
+    int n = 0;
+    st = traj_plan(it, plan_file, o, &n, err);
+    if (st == NS_OK) {
+        int bad = ns_traj_states(&it->t, it->ops, n, &it->states);
+        it->nstates = n + 1;
+        const char *where = plan_file ? plan_file : it->path;
+        if (bad >= 0) {
+            ns_error_set(err, NS_ERR_INPUT, where, 0, 0, "plan step %d is not applicable", bad + 1);
+            st = NS_ERR_INPUT;
+        } else if (!ns_task_is_goal(&it->t, it->states + (size_t)n * (size_t)it->t.nwords)) {
+            ns_error_set(err, NS_ERR_INPUT, where, 0, 0, "the plan does not reach the goal");
+            st = NS_ERR_INPUT;
+        }
+    }
+    if (st != NS_OK) {
+        ns_task_free(&it->t);
+        ns_problem_free(&it->p);
+        free(it->ops);
+        free(it->states);
+        it->ops = NULL;
+        it->states = NULL;
+    }
+    return st;
+}
+
+char **ns_problem_files(const char *dir, int *n, ns_error *err)
+{
+    *n = 0;
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        ns_error_set(err, NS_ERR_IO, dir, 0, 0, "cannot open the problem folder");
+        return NULL;
+    }
+    char **names = ns_xcalloc(1, sizeof(char *));
+    size_t cap = 1;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 5, ".pddl") || !strcmp(de->d_name, "domain.pddl")) continue;
+        NS_GROW(names, cap, (size_t)*n + 1);
+        names[(*n)++] = ns_xstrdup(de->d_name);
+    }
+    closedir(dp);
+    if (*n) qsort(names, (size_t)*n, sizeof(char *), cmp_str);
+    return names;
+}
+
+ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *problem_dir, const ns_traj_opts *o,
+                          ns_error *err)
+{
+    memset(s, 0, sizeof *s);
+    ns_status st = ns_domain_read(&s->d, domain_path, err);
+    if (st != NS_OK) return st;
+    s->domain_loaded = true;
+    int n = 0;
+    char **names = ns_problem_files(problem_dir, &n, err);
+    if (!names) return NS_ERR_IO;
+    s->v = ns_xcalloc((size_t)n + 1, sizeof(ns_traj));
+    for (int i = 0; i < n && st == NS_OK; i++) {
+        size_t l = strlen(names[i]);
+        ns_buf pp, pl;
+        ns_buf_init(&pp);
+        ns_buf_init(&pl);
+        ns_buf_printf(&pp, "%s/%s", problem_dir, names[i]);
+        if (o->plan_dir) ns_buf_printf(&pl, "%s/%.*s.plan", o->plan_dir, (int)(l - 5), names[i]);
+        struct stat sb;
+        if (o->plan_dir && stat(pl.data, &sb) != 0) {
+            s->skipped++;
+        } else {
+            ns_traj *it = &s->v[s->n];
+            it->name = ns_xstrdup(names[i]);
+            it->name[l - 5] = '\0';
+            it->path = pp.data;
+            pp.data = NULL;
+            st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, err);
+            if (st == NS_OK) s->n++;
+            else {
+                free(it->name);
+                free(it->path);
+                memset(it, 0, sizeof *it);
+            }
+        }
+        ns_buf_free(&pp);
+        ns_buf_free(&pl);
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    if (st == NS_OK && s->n == 0) {
+        ns_error_set(err, NS_ERR_INPUT, problem_dir, 0, 0, "no problem with a plan");
+        st = NS_ERR_INPUT;
+    }
+    return st;
+}
+
+void ns_trajset_free(ns_trajset *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        ns_traj *it = &s->v[i];
+        ns_task_free(&it->t);
+        ns_problem_free(&it->p);
+        free(it->states);
+        free(it->ops);
+        free(it->name);
+        free(it->path);
+    }
+    free(s->v);
+    if (s->domain_loaded) ns_domain_free(&s->d);
+    memset(s, 0, sizeof *s);
+}
+
+int ns_trajset_max_objects(const ns_trajset *s)
+{
+    int m = 1;
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].p.nobjects > m) m = s->v[i].p.nobjects;
+    return m;
+}
+
+long ns_trajset_states(const ns_trajset *s)
+{
+    long n = 0;
+    for (int i = 0; i < s->n; i++) n += s->v[i].nstates;
+    return n;
+}

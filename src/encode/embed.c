@@ -1,0 +1,355 @@
+/* embed.c — embedding tables: cache, import format, batch embedding (see embed.h). */
+#include "nextstate/encode/embed.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nextstate/util/json.h"
+#include "nextstate/util/npy.h"
+
+uint64_t ns_embed_key(const char *text, size_t len) { return ns_hash_bytes(text, len, NS_EMBED_KEY_SEED); }
+
+void ns_embed_table_init(ns_embed_table *t, int dim)
+{
+    memset(t, 0, sizeof *t);
+    t->dim = dim;
+}
+
+void ns_embed_table_free(ns_embed_table *t)
+{
+    free(t->rows);
+    free(t->keys);
+    free(t->slot);
+    free(t->slot_key);
+    memset(t, 0, sizeof *t);
+}
+
+int64_t ns_embed_find_key(const ns_embed_table *t, uint64_t key)
+{
+    if (!t->slot) return -1;
+    for (size_t h = (size_t)ns_hash_mix(key) & t->mask;; h = (h + 1) & t->mask) {
+        if (t->slot[h] < 0) return -1;
+        if (t->slot_key[h] == key) return t->slot[h];
+    }
+}
+
+const float *ns_embed_get(const ns_embed_table *t, const char *text, size_t len)
+{
+    int64_t r = ns_embed_find_key(t, ns_embed_key(text, len));
+    return r < 0 ? NULL : t->rows + (size_t)r * t->dim;
+}
+
+/* Inserts key → row into the hash (no-op when the key is present). */
+static void hash_insert(ns_embed_table *t, uint64_t key, int64_t row)
+{
+    size_t entries = t->nkeys;
+    if (!t->slot || 2 * (entries + 1) > t->mask + 1) { /* grow to keep the load ≤ 1/2 */
+        size_t cap = t->slot ? 2 * (t->mask + 1) : 64;
+        while (cap < 4 * (entries + 1)) cap *= 2;
+        int64_t *os = t->slot;
+        uint64_t *ok = t->slot_key;
+        size_t omask = t->mask;
+        t->slot = ns_xmalloc(cap * sizeof *t->slot);
+        t->slot_key = ns_xmalloc(cap * sizeof *t->slot_key);
+        for (size_t i = 0; i < cap; i++) t->slot[i] = -1;
+        t->mask = cap - 1;
+        for (size_t i = 0; os && i <= omask; i++)
+            if (os[i] >= 0) {
+                size_t h = (size_t)ns_hash_mix(ok[i]) & t->mask;
+                while (t->slot[h] >= 0) h = (h + 1) & t->mask;
+                t->slot[h] = os[i];
+                t->slot_key[h] = ok[i];
+            }
+        free(os);
+        free(ok);
+    }
+    size_t h = (size_t)ns_hash_mix(key) & t->mask;
+    while (t->slot[h] >= 0) {
+        if (t->slot_key[h] == key) return;
+        h = (h + 1) & t->mask;
+    }
+    t->slot[h] = row;
+    t->slot_key[h] = key;
+    t->nkeys++;
+}
+
+static void reserve_rows(ns_embed_table *t, int64_t need)
+{
+    if (need <= t->cap) return;
+    int64_t cap = t->cap ? t->cap : 64;
+    while (cap < need) cap *= 2;
+    t->rows = ns_xrealloc(t->rows, (size_t)cap * t->dim * sizeof *t->rows);
+    t->keys = ns_xrealloc(t->keys, (size_t)cap * sizeof *t->keys);
+    t->cap = cap;
+}
+
+int64_t ns_embed_put(ns_embed_table *t, uint64_t key, const float *vec)
+{
+    int64_t r = ns_embed_find_key(t, key);
+    if (r < 0) {
+        reserve_rows(t, t->n + 1);
+        r = t->n++;
+        t->keys[r] = key;
+        hash_insert(t, key, r);
+    }
+    memcpy(t->rows + (size_t)r * t->dim, vec, (size_t)t->dim * sizeof *vec);
+    return r;
+}
+
+/* ---------------------------------------------------------------- files */
+
+static bool exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+static ns_status load_index_jsonl(ns_embed_table *t, const char *path, ns_error *err)
+{
+    char *text;
+    size_t len;
+    ns_status rc = ns_read_file(path, &text, &len, err);
+    if (rc != NS_OK) return rc;
+    int line = 0;
+    for (char *p = text; p < text + len;) {
+        char *e = memchr(p, '\n', (size_t)(text + len - p));
+        if (!e) e = text + len;
+        line++;
+        size_t n = (size_t)(e - p);
+        if (n && p[n - 1] == '\r') n--;
+        if (n == 0) {
+            rc = ns_error_set(err, NS_ERR_INPUT, path, line, 1, "empty line (each line is one text)");
+            break;
+        }
+        ns_json j;
+        if ((rc = ns_json_parse(&j, p, n, path, err)) != NS_OK) {
+            if (err) err->line += line - 1;
+            break;
+        }
+        const char *s = NULL;
+        size_t slen = 0;
+        int64_t row = line - 1;
+        if (j.kind == NS_JSON_STRING) {
+            s = j.string;
+            slen = j.string_len;
+        } else if (j.kind == NS_JSON_OBJECT) {
+            const ns_json *tx = ns_json_get(&j, "text");
+            if (tx && tx->kind == NS_JSON_STRING) {
+                s = tx->string;
+                slen = tx->string_len;
+            }
+            const ns_json *r = ns_json_get(&j, "row");
+            if (r && !(r->kind == NS_JSON_NUMBER && r->is_integer)) s = NULL;
+            else if (r) row = r->integer;
+        }
+        if (!s) {
+            ns_json_free(&j);
+            rc = ns_error_set(err, NS_ERR_INPUT, path, line, 1,
+                              "expected a JSON string or {\"text\": string, \"row\": integer}");
+            break;
+        }
+        if (row < 0 || row >= t->n) {
+            ns_json_free(&j);
+            rc = ns_error_set(err, NS_ERR_INPUT, path, line, 1, "row %" PRId64 " outside 0..%" PRId64
+                              " (embeddings.npy has %" PRId64 " rows)", row, t->n - 1, t->n);
+            break;
+        }
+        uint64_t key = ns_embed_key(s, slen);
+        if (ns_embed_find_key(t, key) < 0) {
+            hash_insert(t, key, row);
+            t->keys[row] = key;
+        }
+        ns_json_free(&j);
+        p = e + 1;
+    }
+    free(text);
+    return rc;
+}
+
+ns_status ns_embed_table_load(ns_embed_table *t, const char *dir, ns_error *err)
+{
+    memset(t, 0, sizeof *t);
+    char path[1024], ipath[1024], kpath[1024], mpath[1024];
+    snprintf(path, sizeof path, "%s/embeddings.npy", dir);
+    snprintf(ipath, sizeof ipath, "%s/index.jsonl", dir);
+    snprintf(kpath, sizeof kpath, "%s/keys.npy", dir);
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
+    ns_array e = {0}, k = {0};
+    ns_json man = {0};
+    uint32_t ecrc = 0, kcrc = 0;
+    ns_status rc = ns_npy_read(path, &e, &ecrc, err);
+    if (rc != NS_OK) return rc;
+    if (e.dtype != NS_F32 || e.ndim != 2 || e.shape[1] <= 0) {
+        ns_array_free(&e);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "expected a float32 array [N, D]");
+    }
+    t->dim = (int)e.shape[1];
+    t->n = t->cap = e.shape[0];
+    t->rows = e.data; /* take ownership */
+    e.data = NULL;
+    t->keys = ns_xcalloc((size_t)t->n + 1, sizeof *t->keys);
+    bool have_index = exists(ipath);
+    if (have_index) {
+        if ((rc = load_index_jsonl(t, ipath, err)) != NS_OK) goto fail;
+    } else if (exists(kpath)) {
+        if ((rc = ns_npy_read(kpath, &k, &kcrc, err)) != NS_OK) goto fail;
+        if (k.dtype != NS_U64 || k.ndim != 1 || k.shape[0] != t->n) {
+            rc = ns_error_set(err, NS_ERR_INPUT, kpath, 0, 0,
+                              "expected uint64 [%" PRId64 "] (one key per row of embeddings.npy)", t->n);
+            goto fail;
+        }
+        const uint64_t *keys = k.data;
+        for (int64_t i = 0; i < t->n; i++) {
+            t->keys[i] = keys[i];
+            if (ns_embed_find_key(t, keys[i]) < 0) hash_insert(t, keys[i], i);
+        }
+    } else {
+        rc = ns_error_set(err, NS_ERR_INPUT, dir, 0, 0, "no index: expected index.jsonl (text → row) or keys.npy");
+        goto fail;
+    }
+    if (exists(mpath)) {
+        if ((rc = ns_json_read(&man, mpath, err)) != NS_OK) goto fail;
+        const char *s;
+        int64_t v;
+        if (ns_json_get_str(&man, "format", &s) && strcmp(s, NS_EMBED_FORMAT) != 0) {
+            rc = ns_error_set(err, NS_ERR_INPUT, mpath, 0, 0, "format \"%s\" is not %s", s, NS_EMBED_FORMAT);
+            goto fail;
+        }
+        if ((ns_json_get_int(&man, "count", &v) && v != t->n) || (ns_json_get_int(&man, "dim", &v) && v != t->dim)) {
+            rc = ns_error_set(err, NS_ERR_INPUT, mpath, 0, 0,
+                              "count/dim disagree with embeddings.npy [%" PRId64 ", %d] (torn write? delete the folder)",
+                              t->n, t->dim);
+            goto fail;
+        }
+        const ns_json *crc = ns_json_get(&man, "crc32");
+        if (crc && (((ns_json_get_int(crc, "embeddings.npy", &v) && (uint32_t)v != ecrc)) ||
+                    (!have_index && ns_json_get_int(crc, "keys.npy", &v) && (uint32_t)v != kcrc))) {
+            rc = ns_error_set(err, NS_ERR_INPUT, mpath, 0, 0,
+                              "checksum mismatch with the array files (torn write? delete the folder)");
+            goto fail;
+        }
+        if (ns_json_get_str(&man, "model", &s)) snprintf(t->model, sizeof t->model, "%s", s);
+        if (ns_json_get_str(&man, "fingerprint", &s)) t->fingerprint = strtoull(s, NULL, 16);
+        const ns_json *nz = ns_json_get(&man, "normalized");
+        t->normalized = nz && nz->kind == NS_JSON_BOOL && nz->boolean;
+    }
+    ns_array_free(&k);
+    ns_json_free(&man);
+    return NS_OK;
+fail:
+    ns_array_free(&k);
+    ns_json_free(&man);
+    ns_embed_table_free(t);
+    return rc;
+}
+
+ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error *err)
+{
+    ns_status rc = ns_mkdir_p(dir, err);
+    if (rc != NS_OK) return rc;
+    char path[1024];
+    ns_array e = {0}, k = {0};
+    uint32_t ecrc, kcrc;
+    e.dtype = NS_F32;
+    e.ndim = 2;
+    e.shape[0] = t->n;
+    e.shape[1] = t->dim;
+    e.data = t->rows; /* borrowed: not freed here */
+    k.dtype = NS_U64;
+    k.ndim = 1;
+    k.shape[0] = t->n;
+    k.data = t->keys;
+    if (!e.data) e.data = (void *)"";
+    if (!k.data) k.data = (void *)"";
+    snprintf(path, sizeof path, "%s/embeddings.npy", dir);
+    if ((rc = ns_npy_write(path, &e, &ecrc, err)) != NS_OK) return rc;
+    snprintf(path, sizeof path, "%s/keys.npy", dir);
+    if ((rc = ns_npy_write(path, &k, &kcrc, err)) != NS_OK) return rc;
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "{\"format\": \"%s\", \"version\": %d, \"model\": ", NS_EMBED_FORMAT, NS_EMBED_VERSION);
+    ns_json_put_str(&b, t->model);
+    ns_buf_printf(&b, ", \"fingerprint\": \"%016" PRIx64 "\", \"dim\": %d, \"count\": %" PRId64
+                      ", \"normalized\": %s,\n \"crc32\": {\"embeddings.npy\": %u, \"keys.npy\": %u},\n"
+                      " \"key\": \"ns_hash_bytes(utf8, len, seed 0x%llx)\"}\n",
+                  t->fingerprint, t->dim, t->n, t->normalized ? "true" : "false", ecrc, kcrc,
+                  (unsigned long long)NS_EMBED_KEY_SEED);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    rc = ns_write_file_atomic(path, b.data, b.len, err);
+    ns_buf_free(&b);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- embedding */
+
+ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const char *const *texts,
+                         const size_t *lens, const ns_embed_opts *o, int64_t *computed, ns_error *err)
+{
+    const ns_bert_config *c = ns_bert_config_of(m);
+    const bool chunks = o && o->chunks;
+    const uint64_t fp = ns_bert_fingerprint(m) ^ (chunks ? NS_EMBED_CHUNKS_SALT : 0);
+    char name[160];
+    snprintf(name, sizeof name, "%s%s", c->name, chunks ? "+chunks" : "");
+    if (computed) *computed = 0;
+    if (t->n == 0 && t->fingerprint == 0) {
+        t->dim = c->hidden;
+        snprintf(t->model, sizeof t->model, "%.*s", (int)sizeof t->model - 1, name);
+        t->fingerprint = fp;
+        t->normalized = c->normalize;
+    }
+    if (t->dim != c->hidden || (t->fingerprint && t->fingerprint != fp))
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "the embedding cache was made by another model (%s, %d dims, fingerprint %016" PRIx64
+                            "), not %s (%d dims, %016" PRIx64 "): use another cache folder",
+                            t->model[0] ? t->model : "unknown", t->dim, t->fingerprint, name, c->hidden, fp);
+    /* the distinct missing texts */
+    const char **todo = ns_xmalloc((size_t)(n + 1) * sizeof *todo);
+    size_t *todo_len = ns_xmalloc((size_t)(n + 1) * sizeof *todo_len);
+    uint64_t *todo_key = ns_xmalloc((size_t)(n + 1) * sizeof *todo_key);
+    ns_embed_table seen;
+    ns_embed_table_init(&seen, 0);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        size_t len = lens ? lens[i] : strlen(texts[i]);
+        uint64_t key = ns_embed_key(texts[i], len);
+        if (ns_embed_find_key(t, key) >= 0 || ns_embed_find_key(&seen, key) >= 0) continue;
+        hash_insert(&seen, key, k);
+        todo[k] = texts[i];
+        todo_len[k] = len;
+        todo_key[k] = key;
+        k++;
+    }
+    ns_embed_table_free(&seen);
+    if (k > 0 && t->n > 0 && t->fingerprint == 0) {
+        free(todo);
+        free(todo_len);
+        free(todo_key);
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "%lld texts are missing from an imported embedding table of unknown model; "
+                            "refusing to mix in embeddings of %s",
+                            (long long)k, c->name);
+    }
+    if (k > 0) {
+        int batch = o && o->batch > 0 ? o->batch : 32;
+        float *out = ns_xmalloc((size_t)(batch < k ? batch : k) * c->hidden * sizeof *out);
+        ns_progress prog;
+        ns_progress_init(&prog, o && o->progress, "embed");
+        reserve_rows(t, t->n + k);
+        for (int64_t s = 0; s < k; s += batch) {
+            int b = (int)(k - s < batch ? k - s : batch);
+            if (chunks) ns_bert_encode_chunks(m, b, todo + s, todo_len + s, batch, NULL, out);
+            else ns_bert_encode(m, b, todo + s, todo_len + s, batch, NULL, out);
+            for (int i = 0; i < b; i++) ns_embed_put(t, todo_key[s + i], out + (size_t)i * c->hidden);
+            ns_progress_update(&prog, (long)(s + b), (long)k, "texts");
+        }
+        ns_progress_done(&prog);
+        free(out);
+    }
+    if (computed) *computed = k;
+    free(todo);
+    free(todo_len);
+    free(todo_key);
+    return NS_OK;
+}

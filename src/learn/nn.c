@@ -1,0 +1,656 @@
+/* nn.c — layers as forward/backward pairs over ns_sgemm (see nn.h).
+ * Bias gradients (column sums over the batch) accumulate in double, row by
+ * row; LayerNorm statistics accumulate in float in 8 interleaved partial
+ * sums (vectorised; C ≤ a few thousand keeps them well inside the fixtures'
+ * tolerance); GELU evaluates in float with fastmath.h's erf and exp.  The
+ * Makefile compiles this file with -O3 so that GCC vectorises these loops. */
+#include "nextstate/learn/nn.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "nextstate/util/blas.h"
+#include "nextstate/util/fastmath.h"
+
+/* Hand-written AVX-512 kernels (bfloat16 matrix-vector, candidate scoring),
+ * chosen at run time where the CPU has the instructions; C otherwise.
+ * (__builtin_cpu_supports needs no __builtin_cpu_init outside constructors:
+ * libgcc's runs first.) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define NS_HAVE_X86_KERNELS 1
+#endif
+
+void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int cols)
+{
+    enum { BLK = 128 };
+    double acc[BLK];
+    if (!dst1 && !dst2) return;
+    for (int j0 = 0; j0 < cols; j0 += BLK) {
+        int w = cols - j0 < BLK ? cols - j0 : BLK;
+        for (int j = 0; j < w; j++) acc[j] = 0.0;
+        for (size_t r = 0; r < rows; r++) {
+            const float *row = M + r * (size_t)cols + j0;
+            for (int j = 0; j < w; j++) acc[j] += row[j];
+        }
+        for (int j = 0; j < w; j++) {
+            if (dst1) dst1[j0 + j] += (float)acc[j];
+            if (dst2) dst2[j0 + j] += (float)acc[j];
+        }
+    }
+}
+
+/* ---- dense linear ------------------------------------------------------- */
+
+void ns_linear_forward(float *out, const float *inp, const float *weight, const float *bias, int B, int C,
+                       int OC)
+{
+    if (B <= 0 || OC <= 0) return;
+    if (bias)
+        for (int b = 0; b < B; b++) memcpy(out + (size_t)b * OC, bias, (size_t)OC * sizeof(float));
+    if (C <= 0) {
+        if (!bias) memset(out, 0, (size_t)B * OC * sizeof(float));
+        return;
+    }
+    /* out[B×OC] = inp[B×C] · W[OC×C]ᵀ (+ out when it holds the bias) */
+    ns_sgemm(false, true, B, OC, C, 1.0f, inp, C, weight, C, bias ? 1.0f : 0.0f, out, OC);
+}
+
+uint16_t ns_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);                                            /* nearest, ties to even */
+    return (uint16_t)(u >> 16);
+}
+
+static float bf16_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* Packed layout (nn.h): block ob of NS_BF16_OB outputs, input pair c2 at
+ * dst[(ob·C2 + c2)·2·OB + 2·o + k] = W[ob·OB + o, 2·c2 + k], zero outside W. */
+enum { OB = NS_BF16_OB, XSEG = 2048 /* input pairs rounded per pass (stack) */ };
+
+size_t ns_bf16_packed_size(int C, int OC)
+{
+    size_t nb = (size_t)(OC + OB - 1) / OB, c2 = (size_t)(C + 1) / 2;
+    return nb * c2 * 2 * OB;
+}
+
+void ns_bf16_pack(uint16_t *dst, const float *W, int C, int OC)
+{
+    int nb = (OC + OB - 1) / OB, C2 = (C + 1) / 2;
+    for (int ob = 0; ob < nb; ob++)
+        for (int c2 = 0; c2 < C2; c2++) {
+            uint16_t *d = dst + ((size_t)ob * C2 + c2) * 2 * OB;
+            for (int o = 0; o < OB; o++)
+                for (int k = 0; k < 2; k++) {
+                    int oo = ob * OB + o, c = 2 * c2 + k;
+                    d[2 * o + k] = oo < OC && c < C ? ns_bf16(W[(size_t)oo * C + c]) : 0;
+                }
+        }
+}
+
+/* out[ob·OB + o] += Σ_{c2 < n2} P[c2] · xp[c2] for every output of every
+ * block, P the pairs [c0 … c0 + n2) of the packing (C2 pairs per block) and
+ * xp the input pairs (low half: even input). */
+static void bf16_pairs_c(float *out, const uint16_t *P, const uint32_t *xp, int C2, int c0, int n2, int OC)
+{
+    for (int ob = 0; ob * OB < OC; ob++) {
+        int w = OC - ob * OB < OB ? OC - ob * OB : OB;
+        for (int c2 = 0; c2 < n2; c2++) {
+            const uint16_t *p = P + ((size_t)ob * C2 + c0 + c2) * 2 * OB;
+            float x0 = bf16_f32((uint16_t)(xp[c2] & 0xffffu)), x1 = bf16_f32((uint16_t)(xp[c2] >> 16));
+            for (int o = 0; o < w; o++) out[ob * OB + o] += bf16_f32(p[2 * o]) * x0 + bf16_f32(p[2 * o + 1]) * x1;
+        }
+    }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The first n of 16 lanes (none for n ≤ 0). */
+static inline __mmask16 lanes16(int n) { return n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0; }
+
+/* The same with vdpbf16ps: eight 16-output accumulators per block (no
+ * horizontal sums), one broadcast pair per step, the block's weights read
+ * in order. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void bf16_pairs_avx512(float *out, const uint16_t *P,
+                                                                                      const uint32_t *xp, int C2,
+                                                                                      int c0, int n2, int OC)
+{
+    for (int ob = 0; ob * OB < OC; ob++) {
+        int w = OC - ob * OB < OB ? OC - ob * OB : OB;
+        float *o = out + ob * OB;
+        __m512 a[OB / 16];
+        for (int v = 0; v < OB / 16; v++) a[v] = _mm512_maskz_loadu_ps(lanes16(w - 16 * v), o + 16 * v);
+        const uint16_t *p = P + ((size_t)ob * C2 + c0) * 2 * OB;
+        for (int c2 = 0; c2 < n2; c2++, p += 2 * OB) {
+            __m512bh x = (__m512bh)_mm512_set1_epi32((int)xp[c2]);
+            for (int v = 0; v < OB / 16; v++)
+                a[v] = _mm512_dpbf16_ps(a[v], (__m512bh)_mm512_loadu_si512(p + 32 * v), x);
+        }
+        for (int v = 0; v < OB / 16; v++) _mm512_mask_storeu_ps(o + 16 * v, lanes16(w - 16 * v), a[v]);
+    }
+}
+#endif
+
+/* xp[k] = the pair (x[2k], x[2k+1]) in bfloat16 for k < n2 (x holds nx
+ * inputs; a missing odd one is 0). */
+static void round_pairs_c(uint32_t *xp, const float *x, int nx, int n2)
+{
+    for (int k = 0; k < n2; k++) {
+        uint32_t hi = 2 * k + 1 < nx ? ns_bf16(x[2 * k + 1]) : 0;
+        xp[k] = (uint32_t)ns_bf16(x[2 * k]) | hi << 16;
+    }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The same with vcvtne2ps2bf16 (nearest even, as ns_bf16), 32 inputs a step. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void round_pairs_avx512(uint32_t *xp, const float *x,
+                                                                                       int nx, int n2)
+{
+    int k = 0;
+    for (; 2 * k + 32 <= nx && k + 16 <= n2; k += 16) {
+        __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(x + 2 * k + 16), _mm512_loadu_ps(x + 2 * k));
+        _mm512_storeu_si512(xp + k, (__m512i)v);
+    }
+    round_pairs_c(xp + k, x + 2 * k, nx - 2 * k, n2 - k);
+}
+#endif
+
+void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed, const float *bias, int B, int C,
+                            int OC)
+{
+    if (B <= 0 || OC <= 0) return;
+    void (*pairs)(float *, const uint16_t *, const uint32_t *, int, int, int, int) = bf16_pairs_c;
+    void (*round)(uint32_t *, const float *, int, int) = round_pairs_c;
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512bf16")) pairs = bf16_pairs_avx512, round = round_pairs_avx512;
+#endif
+    int C2 = (C + 1) / 2;
+    uint32_t xp[XSEG];
+    for (int b = 0; b < B; b++) {
+        float *o = out + (size_t)b * OC;
+        const float *x = inp + (size_t)b * C;
+        if (bias) memcpy(o, bias, (size_t)OC * sizeof(float));
+        else memset(o, 0, (size_t)OC * sizeof(float));
+        for (int c0 = 0; c0 < C2; c0 += XSEG) {
+            int n2 = C2 - c0 < XSEG ? C2 - c0 : XSEG;
+            round(xp, x + 2 * c0, C - 2 * c0, n2);
+            pairs(o, packed, xp, C2, c0, n2, OC);
+        }
+    }
+}
+
+void ns_linear_forward_as(float *out, const float *inp, const float *weight, const uint16_t *packed,
+                          const float *bias, int B, int C, int OC)
+{
+    if (packed) ns_linear_forward_bf16(out, inp, packed, bias, B, C, OC);
+    else ns_linear_forward(out, inp, weight, bias, B, C, OC);
+}
+
+void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
+                        const float *weight, int B, int C, int OC)
+{
+    if (B <= 0 || OC <= 0) return;
+    if (dbias) ns_colsums_add(dbias, NULL, dout, (size_t)B, OC);
+    if (C <= 0) return;
+    /* dinp[B×C] += dout[B×OC] · W[OC×C] */
+    if (dinp) ns_sgemm(false, false, B, C, OC, 1.0f, dout, OC, weight, C, 1.0f, dinp, C);
+    /* dW[OC×C] += dout[B×OC]ᵀ · inp[B×C] */
+    if (dweight) ns_sgemm(true, false, OC, C, B, 1.0f, dout, OC, inp, C, 1.0f, dweight, C);
+}
+
+/* ---- sparse-input linear -------------------------------------------------- */
+
+/* Two schemes, chosen by C; both keep, for every output and every dW
+ * entry, the summation order of the plain loops (k within b within o:
+ * out = (0 + v₀w₀ + v₁w₁ + …) + bias, dW = dW + g·v₀ + …), so results do not
+ * depend on the scheme or the blocking (test_fastmath checks bit equality).
+ *   C ≤ SP_TC: W (or dW) is copied transposed, SP_TO output units at a
+ *     time, into a tile T[C×SP_TO] on the stack; each non-zero then adds
+ *     v·T[column] to SP_TO sums at once (vectorised).  The forward pass
+ *     takes this scheme only for batches of SP_TB rows or more: below, the
+ *     copy of all of W would cost more than the rows it serves (batch-1
+ *     inference).
+ *   larger C (or a small forward batch): output units in blocks of SP_OB; the rows of W of one block
+ *     are gathered together (independent sums, one index and value load
+ *     per non-zero for the block). */
+enum { SP_TO = 32, SP_TC = 512, SP_OB = 8, SP_TB = 8 };
+
+/* acc[0..SP_TO) += v·t[0..SP_TO) (restrict: no alias check, one vector loop). */
+static NS_ALWAYS_INLINE void sp_axpy(float *restrict acc, const float *restrict t, float v)
+{
+    for (int j = 0; j < SP_TO; j++) acc[j] += v * t[j];
+}
+
+/* acc[0..SP_TO) += g[0..SP_TO)·v. */
+static NS_ALWAYS_INLINE void sp_axpy_g(float *restrict acc, const float *restrict g, float v)
+{
+    for (int j = 0; j < SP_TO; j++) acc[j] += g[j] * v;
+}
+
+static NS_ALWAYS_INLINE float dot_l16(const float *q, const float *c, int D)
+{
+    enum { L = 16 };
+    int D16 = D - D % L;
+    float acc[L] = {0};
+    for (int d = 0; d < D16; d += L)
+        for (int l = 0; l < L; l++) acc[l] += q[d + l] * c[d + l];
+    for (int w = L / 2; w > 0; w /= 2) /* a tree, not a chain of L dependent adds */
+        for (int l = 0; l < w; l++) acc[l] += acc[l + w];
+    float s = acc[0];
+    for (int d = D16; d < D; d++) s += q[d] * c[d];
+    return s;
+}
+
+/* C + j·D, or C + rows[j]·D with a row list */
+#define DOT_ROW(C, rows, j, D) ((C) + (size_t)((rows) ? (rows)[j] : (int64_t)(j)) * (size_t)(D))
+
+NS_VEC_CLONES static void dots_c(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
+{
+    for (int j = 0; j < n; j++) out[j] = dot_l16(q, DOT_ROW(C, rows, j, D), D);
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* D % 16 == 0: one 16-lane accumulator per row, four rows at a time (their
+ * loads overlap), reduced once per row — every row by the same sequence of
+ * operations, so equal rows still score equally. */
+__attribute__((target("avx512f"))) static void dots_avx512(float *out, const float *q, const float *C,
+                                                          const int64_t *rows, int n, int D)
+{
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float *c0 = DOT_ROW(C, rows, j, D), *c1 = DOT_ROW(C, rows, j + 1, D), *c2 = DOT_ROW(C, rows, j + 2, D),
+                    *c3 = DOT_ROW(C, rows, j + 3, D);
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        for (int d = 0; d < D; d += 16) {
+            __m512 x = _mm512_loadu_ps(q + d);
+            a0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c0 + d), a0);
+            a1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c1 + d), a1);
+            a2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c2 + d), a2);
+            a3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c3 + d), a3);
+        }
+        out[j] = _mm512_reduce_add_ps(a0);
+        out[j + 1] = _mm512_reduce_add_ps(a1);
+        out[j + 2] = _mm512_reduce_add_ps(a2);
+        out[j + 3] = _mm512_reduce_add_ps(a3);
+    }
+    for (; j < n; j++) {
+        const float *c0 = DOT_ROW(C, rows, j, D);
+        __m512 a0 = _mm512_setzero_ps();
+        for (int d = 0; d < D; d += 16) a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + d), _mm512_loadu_ps(c0 + d), a0);
+        out[j] = _mm512_reduce_add_ps(a0);
+    }
+}
+#endif
+
+static void dots(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
+{
+#ifdef NS_HAVE_X86_KERNELS
+    if (D % 16 == 0 && __builtin_cpu_supports("avx512f")) {
+        dots_avx512(out, q, C, rows, n, D);
+        return;
+    }
+#endif
+    dots_c(out, q, C, rows, n, D);
+}
+
+void ns_dots(float *out, const float *q, const float *C, int n, int D) { dots(out, q, C, NULL, n, D); }
+
+void ns_dots_rows(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
+{
+    dots(out, q, C, rows, n, D);
+}
+
+NS_VEC_CLONES void ns_sparse_linear_forward(float *out, const int64_t *indptr, const int32_t *indices,
+                                            const float *values, const float *weight, const float *bias, int B,
+                                            int C, int OC)
+{
+    if (C <= SP_TC && B >= SP_TB) {
+        float T[SP_TC * SP_TO];
+        for (int o0 = 0; o0 < OC; o0 += SP_TO) {
+            int w = OC - o0 < SP_TO ? OC - o0 : SP_TO;
+            for (int c = 0; c < C; c++)
+                for (int j = 0; j < SP_TO; j++) T[c * SP_TO + j] = j < w ? weight[(size_t)(o0 + j) * C + c] : 0.0f;
+            for (int b = 0; b < B; b++) {
+                float acc[SP_TO] = {0};
+                for (int64_t k = indptr[b]; k < indptr[b + 1]; k++)
+                    sp_axpy(acc, T + (size_t)indices[k] * SP_TO, values[k]);
+                float *o = out + (size_t)b * OC + o0;
+                for (int j = 0; j < w; j++) o[j] = acc[j] + (bias ? bias[o0 + j] : 0.0f);
+            }
+        }
+        return;
+    }
+    int o0 = 0;
+    for (; o0 + SP_OB <= OC; o0 += SP_OB) {
+        const float *w = weight + (size_t)o0 * C;
+        for (int b = 0; b < B; b++) {
+            float s[SP_OB] = {0};
+            for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) {
+                float v = values[k];
+                const float *wc = w + indices[k];
+                for (int j = 0; j < SP_OB; j++) s[j] += v * wc[(size_t)j * C];
+            }
+            float *o = out + (size_t)b * OC + o0;
+            for (int j = 0; j < SP_OB; j++) o[j] = s[j] + (bias ? bias[o0 + j] : 0.0f);
+        }
+    }
+    for (; o0 < OC; o0++) {
+        const float *w = weight + (size_t)o0 * C;
+        float b0 = bias ? bias[o0] : 0.0f;
+        for (int b = 0; b < B; b++) {
+            float s = 0;
+            for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) s += values[k] * w[indices[k]];
+            out[(size_t)b * OC + o0] = s + b0;
+        }
+    }
+}
+
+NS_VEC_CLONES void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, const int64_t *indptr,
+                                             const int32_t *indices, const float *values, int B, int C, int OC)
+{
+    if (dbias && B > 0 && OC > 0) ns_colsums_add(dbias, NULL, dout, (size_t)B, OC);
+    if (!dweight) return;
+    if (C <= SP_TC) {
+        float T[SP_TC * SP_TO];
+        for (int o0 = 0; o0 < OC; o0 += SP_TO) {
+            int w = OC - o0 < SP_TO ? OC - o0 : SP_TO;
+            for (int c = 0; c < C; c++)
+                for (int j = 0; j < SP_TO; j++) T[c * SP_TO + j] = j < w ? dweight[(size_t)(o0 + j) * C + c] : 0.0f;
+            for (int b = 0; b < B; b++) {
+                float g[SP_TO];
+                for (int j = 0; j < SP_TO; j++) g[j] = j < w ? dout[(size_t)b * OC + o0 + j] : 0.0f;
+                for (int64_t k = indptr[b]; k < indptr[b + 1]; k++)
+                    sp_axpy_g(T + (size_t)indices[k] * SP_TO, g, values[k]);
+            }
+            for (int j = 0; j < w; j++)
+                for (int c = 0; c < C; c++) dweight[(size_t)(o0 + j) * C + c] = T[c * SP_TO + j];
+        }
+        return;
+    }
+    int o0 = 0;
+    for (; o0 + SP_OB <= OC; o0 += SP_OB) {
+        float *dw = dweight + (size_t)o0 * C;
+        for (int b = 0; b < B; b++) {
+            float g[SP_OB];
+            for (int j = 0; j < SP_OB; j++) g[j] = dout[(size_t)b * OC + o0 + j];
+            for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) {
+                float v = values[k];
+                float *dc = dw + indices[k];
+                for (int j = 0; j < SP_OB; j++) dc[(size_t)j * C] += g[j] * v;
+            }
+        }
+    }
+    for (; o0 < OC; o0++) {
+        float *dw = dweight + (size_t)o0 * C;
+        for (int b = 0; b < B; b++) {
+            float g = dout[(size_t)b * OC + o0];
+            for (int64_t k = indptr[b]; k < indptr[b + 1]; k++) dw[indices[k]] += g * values[k];
+        }
+    }
+}
+
+/* ---- LayerNorm ------------------------------------------------------------ */
+
+/* Σ x[i] and Σ x[i]·y[i] (y may be NULL: Σ x[i]) in float, 8 interleaved
+ * partial sums. */
+static NS_ALWAYS_INLINE float sum8(const float *x, int n)
+{
+    float acc[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) acc[k] += x[i + k];
+    for (; i < n; i++) acc[i & 7] += x[i];
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+/* Σ (x[i] − m)² in float, 8 interleaved partial sums. */
+static NS_ALWAYS_INLINE float sqdev8(const float *x, float m, int n)
+{
+    float acc[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) {
+            float d = x[i + k] - m;
+            acc[k] += d * d;
+        }
+    for (; i < n; i++) {
+        float d = x[i] - m;
+        acc[i & 7] += d * d;
+    }
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+NS_VEC_CLONES void ns_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight,
+                          const float *bias, int N, int C, float eps)
+{
+    for (int n = 0; n < N; n++) {
+        const float *x = inp + (size_t)n * C;
+        float *y = out + (size_t)n * C;
+        float m = C > 0 ? sum8(x, C) / (float)C : 0.0f;
+        float v = C > 0 ? sqdev8(x, m, C) / (float)C : 0.0f;
+        float r = 1.0f / sqrtf(v + eps);
+        if (weight && bias)
+            for (int i = 0; i < C; i++) y[i] = (x[i] - m) * r * weight[i] + bias[i];
+        else if (weight)
+            for (int i = 0; i < C; i++) y[i] = (x[i] - m) * r * weight[i];
+        else
+            for (int i = 0; i < C; i++) y[i] = (x[i] - m) * r;
+        mean[n] = m;
+        rstd[n] = r;
+    }
+}
+
+/* s1 = Σ dx̂, s2 = Σ dx̂·x̂ over one row, dx̂ = dy·w (dy when w is NULL; the
+ * flag is a constant at each call so both versions vectorise). */
+static NS_ALWAYS_INLINE void ln_sums(const float *x, const float *dy, const float *w, bool affine, float m, float r,
+                                    int C, float *s1, float *s2)
+{
+    float a1[8] = {0}, a2[8] = {0};
+    int i = 0;
+    for (; i + 8 <= C; i += 8)
+        for (int k = 0; k < 8; k++) {
+            float xh = (x[i + k] - m) * r, dxh = affine ? dy[i + k] * w[i + k] : dy[i + k];
+            a1[k] += dxh;
+            a2[k] += dxh * xh;
+        }
+    for (; i < C; i++) {
+        float xh = (x[i] - m) * r, dxh = affine ? dy[i] * w[i] : dy[i];
+        a1[i & 7] += dxh;
+        a2[i & 7] += dxh * xh;
+    }
+    *s1 = ((a1[0] + a1[4]) + (a1[1] + a1[5])) + ((a1[2] + a1[6]) + (a1[3] + a1[7]));
+    *s2 = ((a2[0] + a2[4]) + (a2[1] + a2[5])) + ((a2[2] + a2[6]) + (a2[3] + a2[7]));
+}
+
+NS_VEC_CLONES void ns_layernorm_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
+                           const float *weight, const float *mean, const float *rstd, int N, int C)
+{
+    if (!weight) dweight = dbias = NULL;
+    for (int n = 0; n < N; n++) {
+        const float *x = inp + (size_t)n * C, *dy = dout + (size_t)n * C;
+        float m = mean[n], r = rstd[n], s1, s2;
+        /* dx̂ = dy·w;  dx = r · (dx̂ − mean(dx̂) − x̂ · mean(dx̂ · x̂)) */
+        if (weight) ln_sums(x, dy, weight, true, m, r, C, &s1, &s2);
+        else ln_sums(x, dy, NULL, false, m, r, C, &s1, &s2);
+        s1 /= (float)C;
+        s2 /= (float)C;
+        if (dweight)
+            for (int j = 0; j < C; j++) dweight[j] += dy[j] * ((x[j] - m) * r);
+        if (dbias)
+            for (int j = 0; j < C; j++) dbias[j] += dy[j];
+        if (!dinp) continue;
+        float *dx = dinp + (size_t)n * C;
+        if (weight)
+            for (int j = 0; j < C; j++) dx[j] += r * (dy[j] * weight[j] - s1 - (x[j] - m) * r * s2);
+        else
+            for (int j = 0; j < C; j++) dx[j] += r * (dy[j] - s1 - (x[j] - m) * r * s2);
+    }
+}
+
+/* ---- activations ------------------------------------------------------------ */
+
+#define NS_SQRT1_2F 0.70710678118654752440f
+#define NS_INV_SQRT_2PIF 0.39894228040143267794f
+
+/* Φ(x) = (1 + erf(x/√2))/2 and φ(x) = e^{−x²/2}/√(2π), sharing e^{−x²/2};
+ * in the lower tail Φ comes from erfc directly (relative accuracy). */
+static NS_ALWAYS_INLINE float gelu_cdf(float x, float *pdf)
+{
+    float u = (x < 0 ? -x : x) * NS_SQRT1_2F;
+    float e = ns_fast_expf(-u * u);
+    float small = 0.5f * ns_erf_small_(u);
+    float half_erfc = 0.5f * ns_erfcx_large_(u) * e;
+    float upper = u < NS_ERF_SPLIT ? 0.5f + small : 1.0f - half_erfc;
+    float lower = u < NS_ERF_SPLIT ? 0.5f - small : half_erfc;
+    *pdf = NS_INV_SQRT_2PIF * e;
+    return x < 0 ? lower : upper;
+}
+
+NS_VEC_CLONES void ns_gelu_forward(float *out, const float *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float x = inp[i], pdf;
+        out[i] = x * gelu_cdf(x, &pdf);
+    }
+}
+
+NS_VEC_CLONES void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float x = inp[i], pdf;
+        float cdf = gelu_cdf(x, &pdf);
+        dinp[i] += dout[i] * (cdf + x * pdf);
+    }
+}
+
+void ns_relu_forward(float *out, const float *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] : 0.0f;
+}
+
+void ns_relu_backward(float *dinp, const float *dout, const float *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float g = dout[i];
+        dinp[i] += inp[i] > 0 ? g : 0.0f;
+    }
+}
+
+/* ---- residual MLP block ------------------------------------------------------ */
+
+/* Scratch layout (floats):
+ *   forward cache:  x[B×(DS+DA)]  a1[B×H]  g1[B×H]  z[B×DO]  mean[B]  rstd[B]
+ *   backward temps: dz[B×DO]  dg1[B×H]  da1[B×H]  dx[B×(DS+DA)] */
+typedef struct resmlp_scr {
+    float *x, *a1, *g1, *z, *mean, *rstd, *dz, *dg1, *da1, *dx;
+} resmlp_scr;
+
+static resmlp_scr resmlp_carve(float *s, int B, ns_resmlp_dims d)
+{
+    size_t bx = (size_t)B * (d.ds + d.da), bh = (size_t)B * d.hidden, bo = (size_t)B * d.out;
+    resmlp_scr r;
+    r.x = s;
+    r.a1 = r.x + bx;
+    r.g1 = r.a1 + bh;
+    r.z = r.g1 + bh;
+    r.mean = r.z + bo;
+    r.rstd = r.mean + B;
+    r.dz = r.rstd + B;
+    r.dg1 = r.dz + bo;
+    r.da1 = r.dg1 + bh;
+    r.dx = r.da1 + bh;
+    return r;
+}
+
+size_t ns_resmlp_scratch(int B, ns_resmlp_dims d)
+{
+    return (size_t)B * (2 * (size_t)(d.ds + d.da) + 4 * (size_t)d.hidden + 2 * (size_t)d.out + 2);
+}
+
+void ns_resmlp_forward(float *out, float *scratch, const float *hs, const float *ha, const ns_resmlp_w *w,
+                       int B, ns_resmlp_dims d)
+{
+    resmlp_scr s = resmlp_carve(scratch, B, d);
+    int dx = d.ds + d.da;
+    for (int b = 0; b < B; b++) {
+        memcpy(s.x + (size_t)b * dx, hs + (size_t)b * d.ds, (size_t)d.ds * sizeof(float));
+        memcpy(s.x + (size_t)b * dx + d.ds, ha + (size_t)b * d.da, (size_t)d.da * sizeof(float));
+    }
+    ns_linear_forward_as(s.a1, s.x, w->w1, w->h1, w->b1, B, dx, d.hidden);    /* a1 = W1·x + b1 */
+    ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                       /* g1 = GELU(a1)  */
+    ns_linear_forward_as(s.z, s.g1, w->w2, w->h2, w->b2, B, d.hidden, d.out); /* z = W2·g1 + b2 */
+    /* z += h_s · W_resᵀ (the bfloat16 product through dz, which backward clears first) */
+    if (w->h_res) {
+        size_t bo = (size_t)B * d.out;
+        ns_linear_forward_bf16(s.dz, hs, w->h_res, NULL, B, d.ds, d.out);
+        for (size_t i = 0; i < bo; i++) s.z[i] += s.dz[i];
+    } else {
+        ns_sgemm(false, true, B, d.out, d.ds, 1.0f, hs, d.ds, w->w_res, d.ds, 1.0f, s.z, d.out);
+    }
+    ns_layernorm_forward(out, s.mean, s.rstd, s.z, w->ln_w, w->ln_b, B, d.out, NS_LN_EPS);
+}
+
+void ns_resmlp_backward(float *dhs, float *dha, const ns_resmlp_w *g, const float *dout, float *scratch,
+                        const float *hs, const ns_resmlp_w *w, int B, ns_resmlp_dims d)
+{
+    resmlp_scr s = resmlp_carve(scratch, B, d);
+    int dx = d.ds + d.da;
+    size_t bh = (size_t)B * d.hidden;
+    memset(s.dz, 0, (size_t)B * d.out * sizeof(float));
+    memset(s.dg1, 0, 2 * bh * sizeof(float)); /* dg1 and da1 */
+    memset(s.dx, 0, (size_t)B * dx * sizeof(float));
+    ns_layernorm_backward(s.dz, g->ln_w, g->ln_b, dout, s.z, w->ln_w, s.mean, s.rstd, B, d.out);
+    ns_linear_backward(s.dg1, g->w2, g->b2, s.dz, s.g1, w->w2, B, d.hidden, d.out);
+    ns_gelu_backward(s.da1, s.dg1, s.a1, bh);
+    bool need_dx = dhs || dha;
+    ns_linear_backward(need_dx ? s.dx : NULL, g->w1, g->b1, s.da1, s.x, w->w1, B, dx, d.hidden);
+    /* residual: dW_res[DO×DS] += dzᵀ · h_s;  dh_s[B×DS] += dz · W_res */
+    if (g->w_res) ns_sgemm(true, false, d.out, d.ds, B, 1.0f, s.dz, d.out, hs, d.ds, 1.0f, g->w_res, d.ds);
+    if (dhs) {
+        ns_sgemm(false, false, B, d.ds, d.out, 1.0f, s.dz, d.out, w->w_res, d.ds, 1.0f, dhs, d.ds);
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < d.ds; i++) dhs[(size_t)b * d.ds + i] += s.dx[(size_t)b * dx + i];
+    }
+    if (dha)
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < d.da; i++) dha[(size_t)b * d.da + i] += s.dx[(size_t)b * dx + d.ds + i];
+}
+
+/* ---- FiLM block ----------------------------------------------------------------- */
+
+/* Scratch layout: n[B×D] (LN output)  pre[B×D]  mean[B]  rstd[B]  dpre[B×D]. */
+size_t ns_film_scratch(int B, int D) { return (size_t)B * (3 * (size_t)D + 2); }
+
+void ns_film_forward(float *out, float *scratch, const float *h, const float *A, const float *b,
+                     const float *ln_w, const float *ln_b, int B, int D)
+{
+    size_t nd = (size_t)B * D;
+    float *n = scratch, *pre = n + nd, *mean = pre + nd, *rstd = mean + B;
+    ns_layernorm_forward(n, mean, rstd, h, ln_w, ln_b, B, D, NS_LN_EPS);
+    for (size_t i = 0; i < nd; i++) pre[i] = n[i] * (1.0f + A[i]) + b[i];
+    ns_gelu_forward(out, pre, nd);
+}
+
+void ns_film_backward(float *dh, float *dA, float *db, float *dln_w, float *dln_b, const float *dout,
+                      float *scratch, const float *h, const float *A, const float *ln_w, int B, int D)
+{
+    size_t nd = (size_t)B * D;
+    float *n = scratch, *pre = n + nd, *mean = pre + nd, *rstd = mean + B, *dpre = rstd + B;
+    memset(dpre, 0, nd * sizeof(float));
+    ns_gelu_backward(dpre, dout, pre, nd);
+    for (size_t i = 0; i < nd; i++) {
+        if (dA) dA[i] += dpre[i] * n[i];
+        if (db) db[i] += dpre[i];
+        dpre[i] *= 1.0f + A[i]; /* now ∂/∂LN(h) */
+    }
+    ns_layernorm_backward(dh, dln_w, dln_b, dpre, h, ln_w, mean, rstd, B, D);
+}

@@ -1,0 +1,684 @@
+/* predictor.c — LSTM and XGBoost next-state models (see predictor.h). */
+#include "nextstate/learn/predictor.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nextstate/util/json.h"
+#include "nextstate/learn/loss.h"
+#include "nextstate/learn/nn.h"
+#include "nextstate/learn/optim.h"
+#include "nextstate/util/util.h"
+
+#define PREDICTOR_FORMAT "nextstate-predictor"
+#define PREDICTOR_VERSION 1
+
+void ns_predictor_config_init(ns_predictor_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = NS_PREDICTOR_LSTM;
+    c->mode = NS_PREDICT_STATE;
+    c->layers = 2;
+    c->hidden = 256;
+    c->lr = 1e-2;
+    c->epochs = 500;
+    c->batch = 32;
+    ns_xgb_params_default(&c->xgb);
+    c->seed = 13;
+}
+
+int ns_predictor_kind_parse(const char *name)
+{
+    if (!strcmp(name, "lstm")) return NS_PREDICTOR_LSTM;
+    if (!strcmp(name, "xgb")) return NS_PREDICTOR_XGB;
+    return -1;
+}
+
+int ns_predictor_mode_parse(const char *name)
+{
+    if (!strcmp(name, "state")) return NS_PREDICT_STATE;
+    if (!strcmp(name, "delta")) return NS_PREDICT_DELTA;
+    return -1;
+}
+
+const char *ns_predictor_kind_name(ns_predictor_kind k) { return k == NS_PREDICTOR_LSTM ? "lstm" : "xgb"; }
+const char *ns_predictor_mode_name(ns_predictor_mode m) { return m == NS_PREDICT_STATE ? "state" : "delta"; }
+
+/* ---- encoded trajectories -------------------------------------------------- */
+
+typedef struct seqs {
+    int n, D;
+    int *soff;   /* trajectory i: states soff[i] .. soff[i+1] (rows of phi) */
+    float *phi;  /* [states × D] */
+    float *goal; /* [n × D] */
+    long rows;   /* transitions */
+} seqs;
+
+static void seqs_free(seqs *q)
+{
+    free(q->soff);
+    free(q->phi);
+    free(q->goal);
+    memset(q, 0, sizeof *q);
+}
+
+static ns_status seqs_encode(seqs *q, const ns_encoder_spec *spec, const ns_trajset *s, ns_error *err)
+{
+    memset(q, 0, sizeof *q);
+    q->n = s->n;
+    q->D = ns_encoder_spec_dim(spec);
+    q->soff = ns_xcalloc((size_t)s->n + 1, sizeof(int));
+    for (int i = 0; i < s->n; i++) q->soff[i + 1] = q->soff[i] + s->v[i].nstates;
+    q->phi = ns_xcalloc((size_t)q->soff[s->n] * (size_t)q->D + 1, sizeof(float));
+    q->goal = ns_xcalloc((size_t)s->n * (size_t)q->D + 1, sizeof(float));
+    q->rows = q->soff[s->n] - s->n;
+    for (int i = 0; i < s->n; i++) {
+        const ns_traj *it = &s->v[i];
+        ns_encoder e;
+        ns_status st = ns_encoder_init(&e, spec, &it->t, err);
+        if (st != NS_OK) {
+            seqs_free(q);
+            return st;
+        }
+        for (int k = 0; k < it->nstates; k++)
+            ns_encoder_state(&e, it->states + (size_t)k * (size_t)it->t.nwords,
+                             q->phi + (size_t)(q->soff[i] + k) * (size_t)q->D);
+        ns_encoder_goal(&e, q->goal + (size_t)i * (size_t)q->D);
+        ns_encoder_free(&e);
+    }
+    return NS_OK;
+}
+
+/* Input row [φ(s_t), φ(g)] and target of step t of trajectory i. */
+static void seqs_row(const seqs *q, ns_predictor_mode mode, int i, int t, float *x, float *y)
+{
+    size_t D = (size_t)q->D;
+    const float *cur = q->phi + (size_t)(q->soff[i] + t) * D;
+    if (x) {
+        memcpy(x, cur, D * sizeof(float));
+        memcpy(x + D, q->goal + (size_t)i * D, D * sizeof(float));
+    }
+    if (y) {
+        const float *nxt = cur + D;
+        for (size_t j = 0; j < D; j++) y[j] = mode == NS_PREDICT_STATE ? nxt[j] : nxt[j] - cur[j];
+    }
+}
+
+/* ---- LSTM ---------------------------------------------------------------------- */
+
+static void declare_lstm(ns_params *p, ns_predictor_mode mode, ns_lstm_dims d, int D)
+{
+    ns_lstm_declare(p, "lstm", d, true);
+    if (mode == NS_PREDICT_STATE) {
+        ns_params_add_linear(p, "head.0", d.hidden, d.hidden, true);
+        ns_params_add_layernorm(p, "head.1", d.hidden);
+        ns_params_add_linear(p, "head.3", d.hidden, D, true);
+    } else {
+        ns_params_add_linear(p, "head", d.hidden, D, true);
+    }
+}
+
+static void bind_lstm(ns_predictor *m)
+{
+    ns_params *p = &m->params;
+    ns_lstm_bind(&m->w, p, p->data, "lstm", m->dims);
+    if (m->mode == NS_PREDICT_STATE) {
+        m->head1_w = ns_params_at(p, p->data, "head.0.weight");
+        m->head1_b = ns_params_at(p, p->data, "head.0.bias");
+        m->ln_w = ns_params_at(p, p->data, "head.1.weight");
+        m->ln_b = ns_params_at(p, p->data, "head.1.bias");
+        m->out_w = ns_params_at(p, p->data, "head.3.weight");
+        m->out_b = ns_params_at(p, p->data, "head.3.bias");
+    } else {
+        m->out_w = ns_params_at(p, p->data, "head.weight");
+        m->out_b = ns_params_at(p, p->data, "head.bias");
+    }
+}
+
+/* Buffers of one padded batch of trajectories. */
+typedef struct batch {
+    int T, B, cap_T, cap_B;
+    float *x, *tgt, *y, *z1, *mean, *rstd, *ln, *r, *pred, *scratch;
+    float *dpred, *dr, *dln, *dz1, *dy, *closs;
+    uint8_t *mask;
+} batch;
+
+static void batch_free(batch *b)
+{
+    free(b->x), free(b->tgt), free(b->y), free(b->z1), free(b->mean), free(b->rstd), free(b->ln), free(b->r);
+    free(b->pred), free(b->scratch), free(b->dpred), free(b->dr), free(b->dln), free(b->dz1), free(b->dy);
+    free(b->closs), free(b->mask);
+    memset(b, 0, sizeof *b);
+}
+
+static void batch_fill(batch *b, const ns_predictor *m, const seqs *q, const int *ids, int B)
+{
+    int T = 1;
+    for (int k = 0; k < B; k++) {
+        int len = q->soff[ids[k] + 1] - q->soff[ids[k]] - 1;
+        if (len > T) T = len;
+    }
+    size_t H = (size_t)m->dims.hidden, D = (size_t)m->dim, N = (size_t)T * (size_t)B;
+    if (T > b->cap_T || B > b->cap_B) {
+        int ct = T > b->cap_T ? T : b->cap_T, cb = B > b->cap_B ? B : b->cap_B;
+        batch_free(b);
+        b->cap_T = ct;
+        b->cap_B = cb;
+        size_t cn = (size_t)ct * (size_t)cb;
+        b->x = ns_xcalloc(cn * 2 * D + 1, sizeof(float));
+        b->tgt = ns_xcalloc(cn * D + 1, sizeof(float));
+        b->pred = ns_xcalloc(cn * D + 1, sizeof(float));
+        b->dpred = ns_xcalloc(cn * D + 1, sizeof(float));
+        b->y = ns_xcalloc(cn * H, sizeof(float));
+        b->z1 = ns_xcalloc(cn * H, sizeof(float));
+        b->ln = ns_xcalloc(cn * H, sizeof(float));
+        b->r = ns_xcalloc(cn * H, sizeof(float));
+        b->dr = ns_xcalloc(cn * H, sizeof(float));
+        b->dln = ns_xcalloc(cn * H, sizeof(float));
+        b->dz1 = ns_xcalloc(cn * H, sizeof(float));
+        b->dy = ns_xcalloc(cn * H, sizeof(float));
+        b->mean = ns_xcalloc(cn, sizeof(float));
+        b->rstd = ns_xcalloc(cn, sizeof(float));
+        b->mask = ns_xcalloc(cn, sizeof(uint8_t));
+        b->closs = ns_xcalloc(ns_cosine_loss_scratch((int)cn), sizeof(float));
+        b->scratch = ns_xcalloc(ns_lstm_scratch(m->dims, ct, cb), sizeof(float));
+    }
+    b->T = T;
+    b->B = B;
+    memset(b->x, 0, N * 2 * D * sizeof(float));
+    memset(b->tgt, 0, N * D * sizeof(float));
+    memset(b->mask, 0, N);
+    for (int k = 0; k < B; k++) {
+        int len = q->soff[ids[k] + 1] - q->soff[ids[k]] - 1;
+        for (int t = 0; t < len; t++) {
+            size_t row = (size_t)t * (size_t)B + (size_t)k;
+            seqs_row(q, m->mode, ids[k], t, b->x + row * 2 * D, b->tgt + row * D);
+            b->mask[row] = 1;
+        }
+    }
+}
+
+static int batch_rows(const batch *b)
+{
+    int n = 0;
+    for (int i = 0; i < b->T * b->B; i++) n += b->mask[i];
+    return n;
+}
+
+/* Forward of the filled batch; returns the mean loss over masked rows. */
+static float batch_forward(batch *b, const ns_predictor *m)
+{
+    int N = b->T * b->B, H = m->dims.hidden, D = m->dim;
+    ns_lstm_forward(b->y, NULL, NULL, b->scratch, b->x, NULL, NULL, &m->w, m->dims, b->T, b->B);
+    if (m->mode == NS_PREDICT_STATE) {
+        ns_linear_forward(b->z1, b->y, m->head1_w, m->head1_b, N, H, H);
+        ns_layernorm_forward(b->ln, b->mean, b->rstd, b->z1, m->ln_w, m->ln_b, N, H, NS_LN_EPS);
+        ns_relu_forward(b->r, b->ln, (size_t)N * (size_t)H);
+        ns_linear_forward(b->pred, b->r, m->out_w, m->out_b, N, H, D);
+        return ns_cosine_loss_forward(b->closs, b->pred, b->tgt, b->mask, N, D);
+    }
+    ns_linear_forward(b->pred, b->y, m->out_w, m->out_b, N, H, D);
+    return ns_mse_forward(b->pred, b->tgt, b->mask, N, D);
+}
+
+/* Backward of the last forward; gradients accumulate into m->params.grad. */
+static void batch_backward(batch *b, ns_predictor *m)
+{
+    int N = b->T * b->B, H = m->dims.hidden, D = m->dim;
+    ns_params *p = &m->params;
+    size_t NH = (size_t)N * (size_t)H;
+    memset(b->dpred, 0, (size_t)N * (size_t)D * sizeof(float));
+    memset(b->dy, 0, NH * sizeof(float));
+    if (m->mode == NS_PREDICT_STATE) {
+        ns_cosine_loss_backward(b->dpred, NULL, 1.0f, b->closs, b->pred, b->tgt, b->mask, N, D);
+        memset(b->dr, 0, NH * sizeof(float));
+        memset(b->dln, 0, NH * sizeof(float));
+        memset(b->dz1, 0, NH * sizeof(float));
+        ns_linear_backward(b->dr, ns_params_at(p, p->grad, "head.3.weight"), ns_params_at(p, p->grad, "head.3.bias"),
+                           b->dpred, b->r, m->out_w, N, H, D);
+        ns_relu_backward(b->dln, b->dr, b->ln, NH);
+        ns_layernorm_backward(b->dz1, ns_params_at(p, p->grad, "head.1.weight"),
+                              ns_params_at(p, p->grad, "head.1.bias"), b->dln, b->z1, m->ln_w, b->mean, b->rstd, N,
+                              H);
+        ns_linear_backward(b->dy, ns_params_at(p, p->grad, "head.0.weight"), ns_params_at(p, p->grad, "head.0.bias"),
+                           b->dz1, b->y, m->head1_w, N, H, H);
+    } else {
+        ns_mse_backward(b->dpred, NULL, 1.0f, b->pred, b->tgt, b->mask, N, D);
+        ns_linear_backward(b->dy, ns_params_at(p, p->grad, "head.weight"), ns_params_at(p, p->grad, "head.bias"),
+                           b->dpred, b->y, m->out_w, N, H, D);
+    }
+    ns_lstm_w g;
+    ns_lstm_bind(&g, p, p->grad, "lstm", m->dims);
+    ns_lstm_backward(NULL, NULL, NULL, &g, b->dy, NULL, NULL, b->scratch, b->x, NULL, NULL, &m->w, m->dims, b->T,
+                     b->B);
+}
+
+/* Mean loss over every transition of q (batches of `bs` trajectories). */
+static double lstm_loss(const ns_predictor *m, const seqs *q, int bs, batch *b)
+{
+    double sum = 0.0;
+    long rows = 0;
+    int ids[256];
+    if (bs > 256) bs = 256;
+    for (int i = 0; i < q->n; i += bs) {
+        int B = q->n - i < bs ? q->n - i : bs;
+        for (int k = 0; k < B; k++) ids[k] = i + k;
+        batch_fill(b, m, q, ids, B);
+        int r = batch_rows(b);
+        if (!r) continue;
+        sum += (double)batch_forward(b, m) * r;
+        rows += r;
+    }
+    return rows ? sum / (double)rows : 0.0;
+}
+
+static ns_status lstm_train(ns_predictor *m, const seqs *tr, const seqs *va, const ns_predictor_config *c,
+                            ns_error *err)
+{
+    m->dims = (ns_lstm_dims){c->layers, 2 * m->dim, c->hidden};
+    ns_params_init(&m->params);
+    declare_lstm(&m->params, m->mode, m->dims, m->dim);
+    ns_status st = ns_params_alloc(&m->params, err);
+    if (st != NS_OK) return st;
+    ns_params_init_values(&m->params, c->seed);
+    bind_lstm(m);
+    ns_adamw opt;
+    ns_adamw_init(&opt, c->lr, 0.0);
+    ns_rng rng;
+    ns_rng_seed(&rng, c->seed ^ 0x5eedULL);
+    int bs = c->batch < 1 ? 1 : c->batch > 256 ? 256 : c->batch;
+    int *order = ns_xcalloc((size_t)tr->n + 1, sizeof(int));
+    for (int i = 0; i < tr->n; i++) order[i] = i;
+    size_t total = m->params.total;
+    float *best = ns_xcalloc(total + 1, sizeof(float));
+    memcpy(best, m->params.data, total * sizeof(float));
+    m->best_val = INFINITY;
+    m->best_epoch = 0;
+    batch b;
+    memset(&b, 0, sizeof b);
+    ns_progress pr;
+    ns_progress_init(&pr, c->progress, "train");
+    char what[96];
+    for (int ep = 1; ep <= c->epochs; ep++) {
+        ns_rng_shuffle_int(&rng, order, (size_t)tr->n);
+        for (int i = 0; i < tr->n; i += bs) {
+            int B = tr->n - i < bs ? tr->n - i : bs;
+            batch_fill(&b, m, tr, order + i, B);
+            if (!batch_rows(&b)) continue;
+            ns_params_zero_grad(&m->params);
+            batch_forward(&b, m);
+            batch_backward(&b, m);
+            ns_adamw_step(&opt, &m->params, c->lr);
+        }
+        double v = va && va->rows ? lstm_loss(m, va, bs, &b) : lstm_loss(m, tr, bs, &b);
+        if (isfinite(v) && v < m->best_val) {
+            m->best_val = v;
+            m->best_epoch = ep;
+            memcpy(best, m->params.data, total * sizeof(float));
+        }
+        snprintf(what, sizeof what, "epoch %d/%d, %s loss %.4f (best %.4f @%d)", ep, c->epochs,
+                 va && va->rows ? "val" : "train", v, m->best_val, m->best_epoch);
+        ns_progress_update(&pr, ep, c->epochs, what);
+    }
+    ns_progress_done(&pr);
+    memcpy(m->params.data, best, total * sizeof(float));
+    free(best);
+    free(order);
+    batch_free(&b);
+    if (!va || !va->rows) m->best_val = NAN;
+    return NS_OK;
+}
+
+/* ---- XGB ----------------------------------------------------------------------- */
+
+static void xgb_rows(const seqs *q, ns_predictor_mode mode, float **X, float **Y)
+{
+    size_t D = (size_t)q->D;
+    *X = ns_xcalloc((size_t)q->rows * 2 * D + 1, sizeof(float));
+    *Y = ns_xcalloc((size_t)q->rows * D + 1, sizeof(float));
+    long r = 0;
+    for (int i = 0; i < q->n; i++)
+        for (int t = 0; t < q->soff[i + 1] - q->soff[i] - 1; t++, r++)
+            seqs_row(q, mode, i, t, *X + (size_t)r * 2 * D, *Y + (size_t)r * D);
+}
+
+static ns_status xgb_train(ns_predictor *m, const seqs *tr, const seqs *va, const ns_predictor_config *c,
+                           ns_error *err)
+{
+    float *X, *Y, *Xv = NULL, *Yv = NULL;
+    xgb_rows(tr, m->mode, &X, &Y);
+    bool val = va && va->rows;
+    if (val) xgb_rows(va, m->mode, &Xv, &Yv);
+    ns_xgb_params p = c->xgb;
+    p.seed = c->seed;
+    ns_xgb_init(&m->xgb);
+    ns_status st = ns_xgb_train(&m->xgb, X, Y, (int)tr->rows, 2 * m->dim, m->dim, Xv, Yv, val ? (int)va->rows : 0,
+                                &p, err);
+    free(X), free(Y), free(Xv), free(Yv);
+    if (st == NS_OK) {
+        m->best_epoch = m->xgb.best_round + 1;
+        /* XGBoost's validation RMSE is over all rows × outputs: its square is the MSE */
+        m->best_val = val ? m->xgb.best_val_rmse * m->xgb.best_val_rmse : NAN;
+    }
+    return st;
+}
+
+/* ---- training, files ------------------------------------------------------------- */
+
+ns_status ns_predictor_train(ns_predictor *m, ns_encoder_spec *enc, const ns_trajset *train, const ns_trajset *val,
+                             const ns_predictor_config *c, ns_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->enc = *enc;
+    memset(enc, 0, sizeof *enc);
+    m->kind = c->kind;
+    m->mode = c->mode;
+    m->dim = ns_encoder_spec_dim(&m->enc);
+    ns_xgb_init(&m->xgb);
+    ns_params_init(&m->params);
+    if (m->dim < 1) {
+        ns_predictor_free(m);
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the encoder has no features");
+    }
+    if (c->kind == NS_PREDICTOR_LSTM && (c->layers < 1 || c->layers > NS_LSTM_MAX_LAYERS || c->hidden < 1 ||
+                                         c->epochs < 1 || !(c->lr > 0))) {
+        ns_predictor_free(m);
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "LSTM needs 1..%d layers, hidden ≥ 1, epochs ≥ 1, lr > 0",
+                            NS_LSTM_MAX_LAYERS);
+    }
+    double t0 = ns_now();
+    seqs tr, va;
+    memset(&va, 0, sizeof va);
+    ns_status st = seqs_encode(&tr, &m->enc, train, err);
+    if (st == NS_OK && val) st = seqs_encode(&va, &m->enc, val, err);
+    if (st == NS_OK && tr.rows == 0)
+        st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the training trajectories have no transition");
+    if (st == NS_OK) {
+        m->train_rows = tr.rows;
+        m->val_rows = va.rows;
+        st = c->kind == NS_PREDICTOR_LSTM ? lstm_train(m, &tr, val ? &va : NULL, c, err)
+                                          : xgb_train(m, &tr, val ? &va : NULL, c, err);
+    }
+    seqs_free(&tr);
+    seqs_free(&va);
+    m->train_seconds = ns_now() - t0;
+    if (st != NS_OK) {
+        ns_predictor_free(m);
+        return st;
+    }
+    return NS_OK;
+}
+
+void ns_predictor_free(ns_predictor *m)
+{
+    ns_encoder_spec_free(&m->enc);
+    ns_params_free(&m->params);
+    ns_xgb_free(&m->xgb);
+    memset(m, 0, sizeof *m);
+}
+
+long ns_predictor_size(const ns_predictor *m)
+{
+    if (m->kind == NS_PREDICTOR_LSTM) return (long)ns_params_count(&m->params);
+    return (long)m->xgb.rounds;
+}
+
+ns_status ns_predictor_save(const ns_predictor *m, const char *path, ns_error *err)
+{
+    ns_buf meta;
+    ns_buf_init(&meta);
+    ns_buf_printf(&meta, "{\"format\": \"%s\", \"version\": %d, \"model\": \"%s\", \"mode\": \"%s\", \"dim\": %d",
+                  PREDICTOR_FORMAT, PREDICTOR_VERSION, ns_predictor_kind_name(m->kind),
+                  ns_predictor_mode_name(m->mode), m->dim);
+    if (m->kind == NS_PREDICTOR_LSTM) ns_buf_printf(&meta, ", \"layers\": %d, \"hidden\": %d", m->dims.layers, m->dims.hidden);
+    ns_buf_puts(&meta, ", \"encoder\": ");
+    ns_encoder_spec_write(&m->enc, &meta);
+    ns_status st = NS_OK;
+    if (m->kind == NS_PREDICTOR_XGB) {
+        ns_buf xj;
+        ns_buf_init(&xj);
+        st = ns_xgb_save_json(&m->xgb, &xj, err);
+        ns_buf_printf(&meta, ", \"xgb\": {\"best_round\": %d, \"rounds\": %d, \"model\": ", m->xgb.best_round,
+                      m->xgb.rounds);
+        ns_json_put_strn(&meta, xj.data ? xj.data : "", xj.len);
+        ns_buf_puts(&meta, "}");
+        ns_buf_free(&xj);
+    }
+    ns_buf_printf(&meta, ", \"train\": {\"best_epoch\": %d, \"best_val\": ", m->best_epoch);
+    ns_json_put_num(&meta, m->best_val);
+    ns_buf_printf(&meta, ", \"seconds\": ");
+    ns_json_put_num(&meta, m->train_seconds);
+    ns_buf_printf(&meta, ", \"rows\": %ld, \"val_rows\": %ld}}", m->train_rows, m->val_rows);
+    if (st == NS_OK) {
+        ns_ckpt_opts o = {false, m->best_epoch, meta.data};
+        if (m->kind == NS_PREDICTOR_LSTM) {
+            st = ns_params_save(&m->params, path, &o, err);
+        } else {
+            ns_params empty;
+            ns_params_init(&empty);
+            st = ns_params_alloc(&empty, err);
+            if (st == NS_OK) st = ns_params_save(&empty, path, &o, err);
+            ns_params_free(&empty);
+        }
+    }
+    ns_buf_free(&meta);
+    return st;
+}
+
+ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
+{
+    memset(m, 0, sizeof *m);
+    ns_params_init(&m->params);
+    ns_xgb_init(&m->xgb);
+    ns_params raw;
+    ns_ckpt_info info;
+    ns_status st = ns_params_read(&raw, path, &info, err);
+    if (st != NS_OK) return st;
+    ns_params_free(&raw);
+    ns_json j;
+    st = ns_json_parse(&j, info.meta, strlen(info.meta), path, err);
+    if (st != NS_OK) {
+        ns_ckpt_info_free(&info);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate predictor (its description is not JSON)");
+    }
+    const char *fmt = NULL, *kind = NULL, *mode = NULL;
+    int64_t ver = 0, dim = 0, layers = 0, hidden = 0;
+    if (j.kind != NS_JSON_OBJECT || !ns_json_get_str(&j, "format", &fmt) || strcmp(fmt, PREDICTOR_FORMAT) ||
+        !ns_json_get_int(&j, "version", &ver) || ver != PREDICTOR_VERSION || !ns_json_get_str(&j, "model", &kind) ||
+        ns_predictor_kind_parse(kind) < 0 || !ns_json_get_str(&j, "mode", &mode) || ns_predictor_mode_parse(mode) < 0 ||
+        !ns_json_get_int(&j, "dim", &dim) || dim < 1 || dim > (1 << 24)) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                          "not a nextstate predictor of version %d (format, model, mode or dim missing)",
+                          PREDICTOR_VERSION);
+        goto out;
+    }
+    m->kind = (ns_predictor_kind)ns_predictor_kind_parse(kind);
+    m->mode = (ns_predictor_mode)ns_predictor_mode_parse(mode);
+    m->dim = (int)dim;
+    st = ns_encoder_spec_parse(&m->enc, ns_json_get(&j, "encoder"), path, err);
+    if (st != NS_OK) goto out;
+    if (ns_encoder_spec_dim(&m->enc) != m->dim) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "the model has dimension %d but its encoder %d", m->dim,
+                          ns_encoder_spec_dim(&m->enc));
+        goto out;
+    }
+    const ns_json *tj = ns_json_get(&j, "train");
+    int64_t be = 0;
+    if (tj && ns_json_get_int(tj, "best_epoch", &be)) m->best_epoch = (int)be;
+    const ns_json *bv = tj ? ns_json_get(tj, "best_val") : NULL;
+    m->best_val = bv && bv->kind == NS_JSON_NUMBER ? bv->number : NAN;
+    if (m->kind == NS_PREDICTOR_LSTM) {
+        if (!ns_json_get_int(&j, "layers", &layers) || layers < 1 || layers > NS_LSTM_MAX_LAYERS ||
+            !ns_json_get_int(&j, "hidden", &hidden) || hidden < 1 || hidden > (1 << 16)) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "LSTM predictor: layers or hidden missing");
+            goto out;
+        }
+        m->dims = (ns_lstm_dims){(int)layers, 2 * m->dim, (int)hidden};
+        declare_lstm(&m->params, m->mode, m->dims, m->dim);
+        st = ns_params_alloc(&m->params, err);
+        if (st == NS_OK) st = ns_params_load(&m->params, path, NULL, err);
+        if (st == NS_OK) bind_lstm(m);
+    } else {
+        const ns_json *xj = ns_json_get(&j, "xgb");
+        const ns_json *xm = xj ? ns_json_get(xj, "model") : NULL;
+        int64_t br = 0;
+        if (!xm || xm->kind != NS_JSON_STRING || !ns_json_get_int(xj, "best_round", &br) || br < 0) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: \"xgb\" model or best_round missing");
+            goto out;
+        }
+        st = ns_xgb_load_json(&m->xgb, xm->string, xm->string_len, 2 * m->dim, m->dim, (int)br, err);
+        if (st != NS_OK && err) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: %s", msg);
+            st = NS_ERR_INPUT;
+        }
+    }
+out:
+    ns_json_free(&j);
+    ns_ckpt_info_free(&info);
+    if (st != NS_OK) {
+        ns_predictor_free(m);
+    }
+    return st;
+}
+
+/* ---- inference ---------------------------------------------------------------------- */
+
+struct ns_predictor_ws {
+    float *x, *h, *c, *y, *z1, *ln, *out, *scratch;
+};
+
+size_t ns_predictor_rstate_floats(const ns_predictor *m)
+{
+    return m->kind == NS_PREDICTOR_LSTM ? 2 * (size_t)m->dims.layers * (size_t)m->dims.hidden : 0;
+}
+
+ns_predictor_ws *ns_predictor_ws_new(const ns_predictor *m)
+{
+    ns_predictor_ws *ws = ns_xcalloc(1, sizeof *ws);
+    size_t D = (size_t)m->dim, H = m->kind == NS_PREDICTOR_LSTM ? (size_t)m->dims.hidden : 1;
+    size_t LH = m->kind == NS_PREDICTOR_LSTM ? (size_t)m->dims.layers * H : 1;
+    ws->x = ns_xcalloc(2 * D, sizeof(float));
+    ws->out = ns_xcalloc(D, sizeof(float));
+    ws->h = ns_xcalloc(LH, sizeof(float));
+    ws->c = ns_xcalloc(LH, sizeof(float));
+    ws->y = ns_xcalloc(H, sizeof(float));
+    ws->z1 = ns_xcalloc(H, sizeof(float));
+    ws->ln = ns_xcalloc(H, sizeof(float));
+    ws->scratch = m->kind == NS_PREDICTOR_LSTM ? ns_xcalloc(ns_lstm_step_scratch(m->dims, 1), sizeof(float)) : NULL;
+    return ws;
+}
+
+void ns_predictor_ws_free(ns_predictor_ws *ws)
+{
+    if (!ws) return;
+    free(ws->x), free(ws->h), free(ws->c), free(ws->y), free(ws->z1), free(ws->ln), free(ws->out);
+    free(ws->scratch);
+    free(ws);
+}
+
+ns_status ns_predictor_step(const ns_predictor *m, ns_predictor_ws *ws, const float *phi_s, const float *phi_g,
+                            const float *rin, float *rout, float *next, ns_error *err)
+{
+    size_t D = (size_t)m->dim;
+    memcpy(ws->x, phi_s, D * sizeof(float));
+    memcpy(ws->x + D, phi_g, D * sizeof(float));
+    if (m->kind == NS_PREDICTOR_LSTM) {
+        int H = m->dims.hidden;
+        size_t LH = (size_t)m->dims.layers * (size_t)H;
+        if (rin) {
+            memcpy(ws->h, rin, LH * sizeof(float));
+            memcpy(ws->c, rin + LH, LH * sizeof(float));
+        } else {
+            memset(ws->h, 0, LH * sizeof(float));
+            memset(ws->c, 0, LH * sizeof(float));
+        }
+        ns_lstm_step(ws->y, ws->h, ws->c, ws->scratch, ws->x, &m->w, m->dims, 1);
+        if (rout) {
+            memcpy(rout, ws->h, LH * sizeof(float));
+            memcpy(rout + LH, ws->c, LH * sizeof(float));
+        }
+        if (m->mode == NS_PREDICT_STATE) {
+            float mean, rstd;
+            ns_linear_forward(ws->z1, ws->y, m->head1_w, m->head1_b, 1, H, H);
+            ns_layernorm_forward(ws->ln, &mean, &rstd, ws->z1, m->ln_w, m->ln_b, 1, H, NS_LN_EPS);
+            ns_relu_forward(ws->ln, ws->ln, (size_t)H);
+            ns_linear_forward(ws->out, ws->ln, m->out_w, m->out_b, 1, H, (int)D);
+        } else {
+            ns_linear_forward(ws->out, ws->y, m->out_w, m->out_b, 1, H, (int)D);
+        }
+    } else {
+        ns_status st = ns_xgb_predict(&m->xgb, ws->x, 1, ws->out, err);
+        if (st != NS_OK) return st;
+    }
+    for (size_t j = 0; j < D; j++) next[j] = m->mode == NS_PREDICT_STATE ? ws->out[j] : phi_s[j] + ws->out[j];
+    return NS_OK;
+}
+
+float ns_predictor_cost(const ns_predictor *m, const float *next, const float *cand)
+{
+    size_t D = (size_t)m->dim;
+    double a = 0, b = 0, ab = 0;
+    if (m->mode == NS_PREDICT_DELTA) {
+        for (size_t j = 0; j < D; j++) {
+            double d = (double)cand[j] - (double)next[j];
+            a += d * d;
+        }
+        return (float)sqrt(a);
+    }
+    for (size_t j = 0; j < D; j++) {
+        a += (double)next[j] * next[j];
+        b += (double)cand[j] * cand[j];
+        ab += (double)next[j] * cand[j];
+    }
+    if (a == 0 || b == 0) return 1.0f;
+    return (float)(1.0 - ab / sqrt(a * b));
+}
+
+ns_status ns_predictor_loss(const ns_predictor *m, const ns_trajset *s, double *loss, ns_error *err)
+{
+    seqs q;
+    ns_status st = seqs_encode(&q, &m->enc, s, err);
+    if (st != NS_OK) return st;
+    *loss = 0.0;
+    if (m->kind == NS_PREDICTOR_LSTM) {
+        batch b;
+        memset(&b, 0, sizeof b);
+        *loss = lstm_loss(m, &q, 32, &b);
+        batch_free(&b);
+    } else if (q.rows) {
+        float *X, *Y;
+        xgb_rows(&q, m->mode, &X, &Y);
+        float *P = ns_xcalloc((size_t)q.rows * (size_t)q.D + 1, sizeof(float));
+        st = ns_xgb_predict(&m->xgb, X, (int)q.rows, P, err);
+        if (st == NS_OK) *loss = ns_mse_forward(P, Y, NULL, (int)q.rows, q.D);
+        free(X), free(Y), free(P);
+    }
+    seqs_free(&q);
+    return st;
+}
+
+ns_status ns_predictor_loss_grad(ns_predictor *m, const ns_trajset *s, double *loss, ns_error *err)
+{
+    if (m->kind != NS_PREDICTOR_LSTM)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "gradients exist for the LSTM predictor only");
+    if (s->n < 1 || s->n > 256)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "gradients over 1..256 trajectories (one batch)");
+    seqs q;
+    ns_status st = seqs_encode(&q, &m->enc, s, err);
+    if (st != NS_OK) return st;
+    int *ids = ns_xcalloc((size_t)q.n, sizeof(int));
+    for (int i = 0; i < q.n; i++) ids[i] = i;
+    batch b;
+    memset(&b, 0, sizeof b);
+    batch_fill(&b, m, &q, ids, q.n);
+    ns_params_zero_grad(&m->params);
+    *loss = batch_forward(&b, m);
+    batch_backward(&b, m);
+    batch_free(&b);
+    free(ids);
+    seqs_free(&q);
+    return NS_OK;
+}

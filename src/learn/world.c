@@ -1,0 +1,1773 @@
+/* world.c — the EmbedPlan world model: features, projection heads, the
+ * transition T (resmlp / FiLM), the batch loss with its backward pass, the
+ * training loop and checkpoints (see world.h). */
+#include "nextstate/learn/world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nextstate/util/blas.h"
+#include "nextstate/util/json.h"
+#include "nextstate/learn/loss.h"
+#include "nextstate/learn/nn.h"
+#include "nextstate/util/npy.h"
+#include "nextstate/learn/optim.h"
+
+/* ======================================================================
+ * features
+ * ====================================================================== */
+
+void ns_features_free(ns_features *f)
+{
+    if (!f) return;
+    free(f->dense);
+    if (f->sparse) ns_csr_free(&f->csr);
+    memset(f, 0, sizeof *f);
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+const char *ns_action_rows_name(ns_action_rows m) { return m == NS_AROWS_STATE_ACTION ? "state-action" : "action"; }
+
+int ns_action_rows_parse(const char *s)
+{
+    if (!strcmp(s, "action")) return NS_AROWS_ACTION;
+    if (!strcmp(s, "state-action")) return NS_AROWS_STATE_ACTION;
+    return -1;
+}
+
+#define ROWS_FORMAT "nextstate-feature-rows"
+
+static ns_status load_csr(ns_features *f, const char *spec, ns_error *err);
+
+/* SPEC.rows.json, SPEC without a trailing ".npy" (malloc'ed). */
+static char *rows_path(const char *spec)
+{
+    size_t n = strlen(spec);
+    if (ends_with(spec, ".npy")) n -= 4;
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "%.*s.rows.json", (int)n, spec);
+    return b.data;
+}
+
+ns_status ns_features_rows_save(const char *spec, ns_action_rows m, int64_t nrows, ns_error *err)
+{
+    char *path = rows_path(spec);
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "{\"format\": \"%s\", \"version\": 1, \"rows\": \"%s\", \"count\": %lld}\n", ROWS_FORMAT,
+                  ns_action_rows_name(m), (long long)nrows);
+    ns_status st = ns_write_file_atomic(path, b.data, b.len, err);
+    ns_buf_free(&b);
+    free(path);
+    return st;
+}
+
+/* Reads the row mode of spec's sidecar into f->rows (action mode without one). */
+static ns_status load_rows_sidecar(ns_features *f, const char *spec, ns_error *err)
+{
+    char *path = rows_path(spec);
+    struct stat sb;
+    f->rows = NS_AROWS_ACTION;
+    if (stat(path, &sb) != 0) {
+        free(path);
+        return NS_OK;
+    }
+    ns_json j;
+    ns_status st = ns_json_read(&j, path, err);
+    if (st) {
+        free(path);
+        return st;
+    }
+    const char *fmt = NULL, *rows = NULL;
+    int64_t count = -1;
+    if (!ns_json_get_str(&j, "format", &fmt) || strcmp(fmt, ROWS_FORMAT) || !ns_json_get_str(&j, "rows", &rows) ||
+        ns_action_rows_parse(rows) < 0 || !ns_json_get_int(&j, "count", &count))
+        st = ns_error_set(
+            err, NS_ERR_INPUT, path, 0, 0,
+            "not a feature-rows file (expected {\"format\": \"%s\", \"rows\": \"action\"|\"state-action\", "
+            "\"count\": N})",
+            ROWS_FORMAT);
+    else if (count != f->nrows)
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "says %lld rows; the features beside it (%s) have %lld",
+                          (long long)count, spec, (long long)f->nrows);
+    else f->rows = (ns_action_rows)ns_action_rows_parse(rows);
+    ns_json_free(&j);
+    free(path);
+    return st;
+}
+
+ns_status ns_features_load(ns_features *f, const char *spec, ns_error *err)
+{
+    ns_status st = NS_OK;
+    memset(f, 0, sizeof *f);
+    if (ends_with(spec, ".npy")) {
+        ns_array a;
+        st = ns_npy_read(spec, &a, NULL, err);
+        if (st) return st;
+        if (a.dtype != NS_F32 || a.ndim != 2) {
+            int nd = a.ndim;
+            bool f32 = a.dtype == NS_F32;
+            ns_array_free(&a);
+            return ns_error_set(err, NS_ERR_INPUT, spec, 0, 0,
+                                "dense features must be float32 [rows, dim] (got %d dimension%s%s)", nd,
+                                nd == 1 ? "" : "s", f32 ? "" : ", not float32");
+        }
+        f->nrows = a.shape[0];
+        f->dim = a.shape[1];
+        f->dense = a.data;
+    } else {
+        st = load_csr(f, spec, err);
+    }
+    if (!st) st = load_rows_sidecar(f, spec, err);
+    if (st) ns_features_free(f);
+    return st;
+}
+
+static ns_status load_csr(ns_features *f, const char *spec, ns_error *err)
+{
+    const char *slash = strrchr(spec, '/');
+    char dir[4096];
+    const char *prefix = spec;
+    if (slash) {
+        size_t n = (size_t)(slash - spec);
+        if (n >= sizeof dir) return ns_error_set(err, NS_ERR_USAGE, spec, 0, 0, "path too long");
+        memcpy(dir, spec, n);
+        dir[n] = 0;
+        if (!n) strcpy(dir, "/");
+        prefix = slash + 1;
+    } else {
+        strcpy(dir, ".");
+    }
+    ns_status st = ns_csr_load(&f->csr, dir, prefix, err);
+    if (st) {
+        memset(f, 0, sizeof *f);
+        return st;
+    }
+    f->sparse = true;
+    f->nrows = f->csr.nrows;
+    f->dim = f->csr.ncols;
+    return NS_OK;
+}
+
+bool ns_features_rows_equal(const ns_features *f, int64_t a, int64_t b)
+{
+    if (a == b) return true;
+    if (!f->sparse) {
+        size_t D = (size_t)f->dim;
+        return memcmp(f->dense + (size_t)a * D, f->dense + (size_t)b * D, D * sizeof(float)) == 0;
+    }
+    const ns_csr *m = &f->csr;
+    int64_t na = m->indptr[a + 1] - m->indptr[a], nb = m->indptr[b + 1] - m->indptr[b];
+    if (na != nb) return false;
+    if (na == 0) return true;
+    size_t n = (size_t)na;
+    return memcmp(m->indices + m->indptr[a], m->indices + m->indptr[b], n * sizeof(int32_t)) == 0 &&
+           memcmp(m->values + m->indptr[a], m->values + m->indptr[b], n * sizeof(float)) == 0;
+}
+
+ns_status ns_features_stack(ns_features *out, ns_features *a, int n, ns_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 1) {
+        *out = a[0];
+        memset(&a[0], 0, sizeof a[0]);
+        return NS_OK;
+    }
+    for (int i = 1; i < n; i++)
+        if (a[i].sparse != a[0].sparse || a[i].dim != a[0].dim || a[i].rows != a[0].rows) {
+            return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                                "features of dataset %d (%s, width %lld, %s rows) differ from dataset 0's (%s, width "
+                                "%lld, %s rows)",
+                                i, a[i].sparse ? "sparse" : "dense", (long long)a[i].dim,
+                                ns_action_rows_name(a[i].rows), a[0].sparse ? "sparse" : "dense", (long long)a[0].dim,
+                                ns_action_rows_name(a[0].rows));
+        }
+    out->sparse = a[0].sparse;
+    out->dim = a[0].dim;
+    out->rows = a[0].rows;
+    if (!out->sparse) {
+        int64_t rows = 0;
+        for (int i = 0; i < n; i++) rows += a[i].nrows;
+        out->dense = ns_xmalloc((size_t)(rows ? rows : 1) * (size_t)out->dim * sizeof(float));
+        int64_t r = 0;
+        for (int i = 0; i < n; i++) {
+            memcpy(out->dense + (size_t)r * out->dim, a[i].dense, (size_t)a[i].nrows * out->dim * sizeof(float));
+            r += a[i].nrows;
+        }
+        out->nrows = rows;
+    } else {
+        ns_csr_init(&out->csr, out->dim);
+        for (int i = 0; i < n; i++) {
+            const ns_csr *c = &a[i].csr;
+            for (int64_t r = 0; r < c->nrows; r++)
+                ns_csr_add_row(&out->csr, c->indices + c->indptr[r], c->values + c->indptr[r],
+                               (int)(c->indptr[r + 1] - c->indptr[r]));
+        }
+        out->nrows = out->csr.nrows;
+    }
+    for (int i = 0; i < n; i++) ns_features_free(&a[i]);
+    return NS_OK;
+}
+
+int64_t *ns_action_offsets(const ns_dataset *ds)
+{
+    int64_t *o = ns_xmalloc((size_t)(ds->nproblems + 1) * sizeof *o);
+    o[0] = 0;
+    for (int p = 0; p < ds->nproblems; p++) o[p + 1] = o[p] + ds->problems[p].nops;
+    return o;
+}
+
+/* ---- vocabulary + built-in encoder ------------------------------------------ */
+
+void ns_vocab_init(ns_vocab *v)
+{
+    memset(v, 0, sizeof *v);
+    ns_strmap_init(&v->map);
+}
+
+void ns_vocab_free(ns_vocab *v)
+{
+    for (int i = 0; i < v->n; i++) free(v->terms[i]);
+    free(v->terms);
+    ns_strmap_free(&v->map);
+    memset(v, 0, sizeof *v);
+}
+
+int ns_vocab_add(ns_vocab *v, const char *term)
+{
+    int id = ns_strmap_get(&v->map, term);
+    if (id >= 0) return id;
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 64;
+        v->terms = ns_xrealloc(v->terms, (size_t)v->cap * sizeof *v->terms);
+    }
+    v->terms[v->n] = ns_xstrdup(term);
+    ns_strmap_put(&v->map, v->terms[v->n], v->n);
+    return v->n++;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void ns_vocab_sort(ns_vocab *v)
+{
+    qsort(v->terms, (size_t)v->n, sizeof *v->terms, cmp_str);
+    ns_strmap_free(&v->map);
+    ns_strmap_init(&v->map);
+    for (int i = 0; i < v->n; i++) ns_strmap_put(&v->map, v->terms[i], i);
+}
+
+/* Terms of an action text "(schema a b)": "schema", "schema#0=a", …,
+ * appended NUL-separated to b; returns their number. */
+static int action_terms(const char *op, ns_buf *b)
+{
+    b->len = 0;
+    if (b->data) b->data[0] = 0;
+    char schema[256] = "";
+    int nt = 0, pos = -1;
+    const char *s = op;
+    while (*s) {
+        while (*s == '(' || *s == ')' || *s == ' ' || *s == '\t') s++;
+        if (!*s) break;
+        const char *e = s;
+        while (*e && *e != '(' && *e != ')' && *e != ' ' && *e != '\t') e++;
+        size_t len = (size_t)(e - s);
+        if (pos < 0) {
+            if (len >= sizeof schema) len = sizeof schema - 1;
+            memcpy(schema, s, len);
+            schema[len] = 0;
+            ns_buf_puts(b, schema);
+        } else {
+            ns_buf_printf(b, "%s#%d=%.*s", schema, pos, (int)len, s);
+        }
+        ns_buf_putc(b, 0);
+        nt++;
+        pos++;
+        s = e;
+    }
+    return nt;
+}
+
+void ns_builtin_fit(ns_vocab *sv, ns_vocab *av, const ns_dataset *ds, const bool *mask)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    for (int p = 0; p < ds->nproblems; p++) {
+        if (mask && !mask[p]) continue;
+        const ns_ds_problem *pr = &ds->problems[p];
+        for (int i = 0; i < pr->natoms; i++) ns_vocab_add(sv, pr->atoms[i]);
+        for (int i = 0; i < pr->ngoal; i++) {
+            ns_buf_printf(&b, "goal %s", pr->goal[i]);
+            ns_vocab_add(sv, b.data);
+            b.len = 0;
+        }
+        for (int o = 0; o < pr->nops; o++) {
+            int nt = action_terms(pr->ops[o], &b);
+            const char *t = b.data;
+            for (int k = 0; k < nt; k++, t += strlen(t) + 1) ns_vocab_add(av, t);
+        }
+    }
+    ns_buf_free(&b);
+}
+
+void ns_builtin_states(ns_features *f, const ns_dataset *ds, const ns_vocab *v)
+{
+    memset(f, 0, sizeof *f);
+    f->sparse = true;
+    f->dim = v->n;
+    ns_csr_init(&f->csr, v->n);
+    int maxatoms = 1;
+    for (int p = 0; p < ds->nproblems; p++)
+        if (ds->problems[p].natoms + ds->problems[p].ngoal > maxatoms)
+            maxatoms = ds->problems[p].natoms + ds->problems[p].ngoal;
+    int *gcol = ns_xmalloc((size_t)maxatoms * sizeof *gcol), ng = 0;
+    ns_buf gb;
+    ns_buf_init(&gb);
+    int *col = ns_xmalloc((size_t)maxatoms * sizeof *col);
+    int32_t *cols = ns_xmalloc((size_t)maxatoms * sizeof *cols);
+    float *vals = ns_xmalloc((size_t)maxatoms * sizeof *vals);
+    int cur = -1;
+    const int32_t *sprob = ds->state_problem.data;
+    for (int64_t s = 0; s < ns_dataset_nstates(ds); s++) {
+        int p = sprob[s];
+        const ns_ds_problem *pr = &ds->problems[p];
+        if (p != cur) {
+            for (int i = 0; i < pr->natoms; i++) col[i] = ns_strmap_get(&v->map, pr->atoms[i]);
+            ng = 0;
+            for (int i = 0; i < pr->ngoal; i++) {
+                gb.len = 0;
+                ns_buf_printf(&gb, "goal %s", pr->goal[i]);
+                int c = ns_strmap_get(&v->map, gb.data);
+                if (c >= 0) gcol[ng++] = c;
+            }
+            cur = p;
+        }
+        const uint64_t *bits = ns_dataset_state(ds, s);
+        int n = 0;
+        for (int w = 0; w < (pr->natoms + 63) / 64; w++) {
+            uint64_t x = bits[w];
+            while (x) {
+                int a = w * 64 + __builtin_ctzll(x);
+                x &= x - 1;
+                if (a >= pr->natoms) break;
+                if (col[a] >= 0) {
+                    cols[n] = col[a];
+                    vals[n++] = 1.0f;
+                }
+            }
+        }
+        for (int i = 0; i < ng; i++) {
+            cols[n] = gcol[i];
+            vals[n++] = 1.0f;
+        }
+        ns_csr_add_row(&f->csr, cols, vals, n);
+    }
+    f->nrows = f->csr.nrows;
+    ns_buf_free(&gb);
+    free(gcol);
+    free(col);
+    free(cols);
+    free(vals);
+}
+
+void ns_builtin_actions(ns_features *f, const ns_dataset *ds, const ns_vocab *v)
+{
+    memset(f, 0, sizeof *f);
+    f->sparse = true;
+    f->dim = v->n;
+    ns_csr_init(&f->csr, v->n);
+    ns_buf b;
+    ns_buf_init(&b);
+    int32_t cols[64];
+    float vals[64];
+    for (int p = 0; p < ds->nproblems; p++) {
+        const ns_ds_problem *pr = &ds->problems[p];
+        for (int o = 0; o < pr->nops; o++) {
+            int nt = action_terms(pr->ops[o], &b), n = 0;
+            const char *t = b.data;
+            for (int k = 0; k < nt && n < 64; k++, t += strlen(t) + 1) {
+                int c = ns_strmap_get(&v->map, t);
+                if (c >= 0) {
+                    cols[n] = c;
+                    vals[n++] = 1.0f;
+                }
+            }
+            ns_csr_add_row(&f->csr, cols, vals, n);
+        }
+    }
+    f->nrows = f->csr.nrows;
+    ns_buf_free(&b);
+}
+
+/* Pair ids of dataset ds's transitions (state-action rows): the position
+ * of each transition's operator in its state's applicable list. */
+static ns_status transition_pairs(const ns_dataset *ds, int64_t **out, ns_error *err)
+{
+    int64_t T = ns_dataset_ntransitions(ds);
+    const int64_t *off = ds->applicable_offsets.data;
+    const int32_t *ops = ds->applicable_ops.data;
+    int64_t *tp = ns_xmalloc((size_t)(T ? T : 1) * sizeof *tp);
+    for (int64_t t = 0; t < T; t++) {
+        const int32_t *tr = ns_dataset_transition(ds, t);
+        int64_t k = off[tr[1]];
+        while (k < off[tr[1] + 1] && ops[k] != tr[2]) k++;
+        if (k == off[tr[1] + 1]) {
+            free(tp);
+            return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                                "dataset %s: transition %lld's operator %s is not among the applicable operators of "
+                                "its state %d, so it has no state-action row",
+                                ds->domain_name, (long long)t, ds->problems[tr[0]].ops[tr[2]], tr[1]);
+        }
+        tp[t] = k;
+    }
+    *out = tp;
+    return NS_OK;
+}
+
+ns_status ns_world_inputs_init(ns_world_inputs *in, const ns_dataset *const *ds, int nds, ns_features *state,
+                               ns_features *action, ns_error *err)
+{
+    memset(in, 0, sizeof *in);
+    in->nds = nds;
+    in->ds = ds;
+    in->state = *state;
+    in->action = *action;
+    in->action_rows = action->rows;
+    memset(state, 0, sizeof *state);
+    memset(action, 0, sizeof *action);
+    const bool pairs = in->action_rows == NS_AROWS_STATE_ACTION;
+    in->state_base = ns_xcalloc((size_t)nds + 1, sizeof(int64_t));
+    in->action_base = ns_xcalloc((size_t)nds + 1, sizeof(int64_t));
+    in->action_offset = ns_xcalloc((size_t)nds, sizeof(int64_t *));
+    in->tr_pair = ns_xcalloc((size_t)nds, sizeof(int64_t *));
+    int64_t nactions = 0, npairs = 0;
+    for (int d = 0; d < nds; d++) {
+        in->action_offset[d] = ns_action_offsets(ds[d]);
+        in->state_base[d + 1] = in->state_base[d] + ns_dataset_nstates(ds[d]);
+        nactions += in->action_offset[d][ds[d]->nproblems];
+        npairs += ds[d]->applicable_ops.shape[0];
+        in->action_base[d + 1] = pairs ? npairs : nactions;
+        if (pairs) {
+            ns_status st = transition_pairs(ds[d], &in->tr_pair[d], err);
+            if (st) return st;
+        }
+    }
+    if (in->state.nrows != in->state_base[nds])
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "state features have %lld rows; the dataset%s %lld states (one row per global state id)",
+                            (long long)in->state.nrows, nds > 1 ? "s have" : " has", (long long)in->state_base[nds]);
+    if (in->action.nrows != in->action_base[nds]) {
+        int64_t other = pairs ? nactions : npairs;
+        return ns_error_set(
+            err, NS_ERR_INPUT, NULL, 0, 0, "action features have %lld rows; the dataset%s %lld %s%s",
+            (long long)in->action.nrows, nds > 1 ? "s have" : " has", (long long)in->action_base[nds],
+            pairs ? "(state, applicable action) pairs (state-action rows: row = applicable_offsets[state] + k)"
+                  : "ground actions (row = action_offset[problem] + operator)",
+            in->action.nrows != other ? ""
+            : pairs ? " — the features look like one row per ground action, yet their .rows.json says state-action"
+                    : " — the features look like one row per (state, applicable action) pair: such state-dependent "
+                      "encodings need the .rows.json sidecar `nextstate encode --actions` writes");
+    }
+    return NS_OK;
+}
+
+void ns_world_inputs_free(ns_world_inputs *in)
+{
+    ns_features_free(&in->state);
+    ns_features_free(&in->action);
+    for (int d = 0; d < in->nds && in->action_offset; d++) free(in->action_offset[d]);
+    for (int d = 0; d < in->nds && in->tr_pair; d++) free(in->tr_pair[d]);
+    free(in->action_offset);
+    free(in->tr_pair);
+    free(in->state_base);
+    free(in->action_base);
+    memset(in, 0, sizeof *in);
+}
+
+int64_t ns_world_transition_arow(const ns_world_inputs *in, int d, int64_t t)
+{
+    if (in->action_rows == NS_AROWS_STATE_ACTION) return in->action_base[d] + in->tr_pair[d][t];
+    const int32_t *tr = ns_dataset_transition(in->ds[d], t);
+    return in->action_base[d] + in->action_offset[d][tr[0]] + tr[2];
+}
+
+int64_t ns_world_applicable_arow(const ns_world_inputs *in, int d, int64_t s, int64_t k)
+{
+    if (in->action_rows == NS_AROWS_STATE_ACTION) return in->action_base[d] + k;
+    const ns_dataset *ds = in->ds[d];
+    int p = ((const int32_t *)ds->state_problem.data)[s];
+    return in->action_base[d] + in->action_offset[d][p] + ((const int32_t *)ds->applicable_ops.data)[k];
+}
+
+/* ======================================================================
+ * model
+ * ====================================================================== */
+
+const char *ns_world_kind_name(ns_world_kind k) { return k == NS_WORLD_FILM ? "film" : "resmlp"; }
+
+int ns_world_kind_parse(const char *s)
+{
+    if (!strcmp(s, "resmlp") || !strcmp(s, "mlp")) return NS_WORLD_RESMLP;
+    if (!strcmp(s, "film") || !strcmp(s, "hyper") || !strcmp(s, "hypernetwork")) return NS_WORLD_FILM;
+    return -1;
+}
+
+void ns_world_config_init(ns_world_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = NS_WORLD_RESMLP;
+    c->layers = 2;
+    c->out = 128;
+}
+
+#define TP(w, i) ((w)->p.data + (w)->p.t[(w)->t_idx[i]].offset)
+#define TG(w, i) ((w)->p.grad + (w)->p.t[(w)->t_idx[i]].offset)
+#define PD(w, i) ((w)->p.data + (w)->p.t[i].offset)
+#define PG(w, i) ((w)->p.grad + (w)->p.t[i].offset)
+
+static void declare_head(ns_world *w, ns_world_head *h, const char *name, int in, bool sparse, int hidden, int layers,
+                         int out)
+{
+    char pre[64];
+    h->in = in;
+    h->sparse = sparse;
+    h->hidden = hidden;
+    h->layers = layers;
+    h->out = out;
+    int prev = in;
+    for (int l = 0; l < layers - 1; l++) {
+        snprintf(pre, sizeof pre, "%s.%d", name, l);
+        h->lin_w[l] = ns_params_add_linear(&w->p, pre, prev, hidden, true);
+        h->lin_b[l] = h->lin_w[l] + 1;
+        snprintf(pre, sizeof pre, "%s.%d.ln", name, l);
+        h->ln_w[l] = ns_params_add_layernorm(&w->p, pre, hidden);
+        h->ln_b[l] = h->ln_w[l] + 1;
+        prev = hidden;
+    }
+    snprintf(pre, sizeof pre, "%s.out", name);
+    h->lin_w[layers - 1] = ns_params_add_linear(&w->p, pre, prev, out, true);
+    h->lin_b[layers - 1] = h->lin_w[layers - 1] + 1;
+}
+
+static int add_t(ns_world *w, int idx)
+{
+    w->t_idx[w->nt++] = idx;
+    return idx;
+}
+
+ns_status ns_world_create(ns_world *w, const ns_world_config *c, uint64_t seed, ns_error *err)
+{
+    memset(w, 0, sizeof *w);
+    w->cfg = *c;
+    ns_world_config *g = &w->cfg;
+    if (g->layers < 1 || g->layers > NS_WORLD_MAX_LAYERS)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "layers must be in [1, %d], given %d", NS_WORLD_MAX_LAYERS,
+                            g->layers);
+    if (g->state_dim < 1 || g->action_dim < 1 || g->out < 1)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "empty features (state width %d, action width %d)",
+                            g->state_dim, g->action_dim);
+    if (!g->state_hidden) g->state_hidden = g->state_sparse ? 512 : g->state_dim;
+    if (!g->action_hidden) g->action_hidden = g->action_sparse ? 512 : g->action_dim;
+    if (!g->t_hidden) g->t_hidden = g->kind == NS_WORLD_FILM ? 192 : 128;
+    ns_params_init(&w->p);
+    declare_head(w, &w->hs, "ps", g->state_dim, g->state_sparse, g->state_hidden, g->layers, g->out);
+    declare_head(w, &w->ha, "pa", g->action_dim, g->action_sparse, g->action_hidden, g->layers, g->out);
+    int O = g->out, H = g->t_hidden, i;
+    if (g->kind == NS_WORLD_RESMLP) {
+        i = ns_params_add_linear(&w->p, "t.w1", 2 * O, H, true);
+        add_t(w, i), add_t(w, i + 1);
+        i = ns_params_add_linear(&w->p, "t.w2", H, O, true);
+        add_t(w, i), add_t(w, i + 1);
+        add_t(w, ns_params_add_linear(&w->p, "t.w_res", O, O, false));
+        i = ns_params_add_layernorm(&w->p, "t.ln", O);
+        add_t(w, i), add_t(w, i + 1);
+    } else {
+        const char *lin[5] = {"t.z", "t.A", "t.b", "t.in", "t.o"};
+        int ins[5] = {O, H, H, O, O}, outs[5] = {H, O, O, O, O};
+        for (int k = 0; k < 5; k++) {
+            i = ns_params_add_linear(&w->p, lin[k], ins[k], outs[k], true);
+            add_t(w, i), add_t(w, i + 1);
+        }
+        i = ns_params_add_layernorm(&w->p, "t.film_ln", O);
+        add_t(w, i), add_t(w, i + 1);
+        i = ns_params_add_layernorm(&w->p, "t.ln", O);
+        add_t(w, i), add_t(w, i + 1);
+    }
+    ns_status st = ns_params_alloc(&w->p, err);
+    if (st) {
+        ns_params_free(&w->p);
+        return st;
+    }
+    ns_params_init_values(&w->p, seed);
+    return NS_OK;
+}
+
+void ns_world_set_bf16(ns_world *w, bool on)
+{
+    free(w->bf16);
+    free(w->bf16_at);
+    w->bf16 = NULL;
+    w->bf16_at = NULL;
+    if (!on) return;
+    /* the dense layers of both heads, and W1, W2, W_res of the residual-MLP T */
+    int idx[2 * NS_WORLD_MAX_LAYERS + 3], n = 0;
+    const ns_world_head *heads[2] = {&w->hs, &w->ha};
+    for (int h = 0; h < 2; h++)
+        for (int l = heads[h]->sparse ? 1 : 0; l < heads[h]->layers; l++) idx[n++] = heads[h]->lin_w[l];
+    if (w->cfg.kind == NS_WORLD_RESMLP) idx[n++] = w->t_idx[0], idx[n++] = w->t_idx[2], idx[n++] = w->t_idx[4];
+    w->bf16_at = ns_xmalloc((size_t)(w->p.n ? w->p.n : 1) * sizeof *w->bf16_at);
+    for (int i = 0; i < w->p.n; i++) w->bf16_at[i] = SIZE_MAX;
+    size_t total = 0;
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        w->bf16_at[idx[k]] = total;
+        total += (ns_bf16_packed_size((int)t->shape[1], (int)t->shape[0]) + 31) / 32 * 32; /* 64-byte runs */
+    }
+    w->bf16 = ns_xmalloc((total ? total : 1) * sizeof *w->bf16);
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        ns_bf16_pack(w->bf16 + w->bf16_at[idx[k]], w->p.data + t->offset, (int)t->shape[1], (int)t->shape[0]);
+    }
+}
+
+/* Tensor i's packed bfloat16 copy, or NULL (float). */
+static const uint16_t *bf16_of(const ns_world *w, int i)
+{
+    return w->bf16 && w->bf16_at[i] != SIZE_MAX ? w->bf16 + w->bf16_at[i] : NULL;
+}
+
+void ns_world_free(ns_world *w)
+{
+    free(w->bf16);
+    free(w->bf16_at);
+    ns_params_free(&w->p);
+    memset(w, 0, sizeof *w);
+}
+
+static size_t head_count(const ns_world *w, const char *prefix)
+{
+    size_t s = 0, n = strlen(prefix);
+    for (int i = 0; i < w->p.n; i++)
+        if (!strncmp(w->p.t[i].name, prefix, n)) s += w->p.t[i].count;
+    return s;
+}
+
+void ns_world_counts(const ns_world *w, size_t *state_head, size_t *action_head, size_t *trans)
+{
+    if (state_head) *state_head = head_count(w, "ps.");
+    if (action_head) *action_head = head_count(w, "pa.");
+    if (trans) *trans = head_count(w, "t.");
+}
+
+/* ---- work space ------------------------------------------------------------------ */
+
+typedef struct head_cache {
+    int n;
+    float *blk;
+    size_t blk_cap;
+    float *x;                             /* dense gathered input n×in */
+    int64_t *ip;                          /* sparse gathered input */
+    int32_t *ix;
+    float *iv;
+    size_t ip_cap, nz_cap;
+    float *a[NS_WORLD_MAX_LAYERS], *y[NS_WORLD_MAX_LAYERS], *g[NS_WORLD_MAX_LAYERS];
+    float *mean[NS_WORLD_MAX_LAYERS], *rstd[NS_WORLD_MAX_LAYERS];
+    float *out, *d1, *d2;
+} head_cache;
+
+typedef struct fbuf {
+    float *p;
+    size_t cap;
+} fbuf;
+
+static float *fgrow(fbuf *b, size_t n)
+{
+    if (n > b->cap) {
+        free(b->p);
+        b->cap = n + n / 2 + 16;
+        b->p = ns_xmalloc(b->cap * sizeof(float));
+    }
+    return b->p;
+}
+
+struct ns_world_ws {
+    head_cache hc[2]; /* state head, action head */
+    fbuf tscr;        /* T scratch */
+    /* batch-loss buffers */
+    fbuf hs_p, ha_p, pred, dpred, dhs_p, dha_p, pt, dpt, dtgt, pad, dpad, tgt_a, dtgt_a, dHS, dHA, lscr1, lscr2;
+    int64_t *i64;
+    size_t i64_cap;
+    int32_t *i32;
+    size_t i32_cap;
+};
+
+ns_world_ws *ns_world_ws_new(void) { return ns_xcalloc(1, sizeof(ns_world_ws)); }
+
+void ns_world_ws_free(ns_world_ws *ws)
+{
+    if (!ws) return;
+    for (int k = 0; k < 2; k++) {
+        free(ws->hc[k].blk);
+        free(ws->hc[k].ip);
+        free(ws->hc[k].ix);
+        free(ws->hc[k].iv);
+    }
+    fbuf *bs[] = {&ws->tscr, &ws->hs_p, &ws->ha_p, &ws->pred, &ws->dpred, &ws->dhs_p, &ws->dha_p, &ws->pt,
+                  &ws->dpt, &ws->dtgt, &ws->pad, &ws->dpad, &ws->tgt_a, &ws->dtgt_a, &ws->dHS, &ws->dHA,
+                  &ws->lscr1, &ws->lscr2};
+    for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) free(bs[i]->p);
+    free(ws->i64);
+    free(ws->i32);
+    free(ws);
+}
+
+/* ---- projection heads ------------------------------------------------------------ */
+
+static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *c, const ns_features *f,
+                         const int64_t *rows, int n)
+{
+    int H = h->hidden, L = h->layers;
+    size_t per = (size_t)(L - 1) * (3 * (size_t)H + 2) + (size_t)h->out + 2 * (size_t)(H > h->out ? H : h->out) +
+                 (h->sparse ? 0 : (size_t)h->in);
+    size_t need = per * (size_t)(n ? n : 1);
+    if (need > c->blk_cap) {
+        free(c->blk);
+        c->blk_cap = need + need / 2;
+        c->blk = ns_xmalloc(c->blk_cap * sizeof(float));
+    }
+    c->n = n;
+    float *q = c->blk;
+    size_t nh = (size_t)n * H;
+    for (int l = 0; l < L - 1; l++) {
+        c->a[l] = q, q += nh;
+        c->y[l] = q, q += nh;
+        c->g[l] = q, q += nh;
+        c->mean[l] = q, q += n;
+        c->rstd[l] = q, q += n;
+    }
+    c->out = q, q += (size_t)n * h->out;
+    size_t dw = (size_t)n * (H > h->out ? H : h->out);
+    c->d1 = q, q += dw;
+    c->d2 = q, q += dw;
+    c->x = q;
+    if (h->sparse) {
+        const ns_csr *m = &f->csr;
+        int64_t nnz = 0;
+        for (int i = 0; i < n; i++) nnz += m->indptr[rows[i] + 1] - m->indptr[rows[i]];
+        if ((size_t)n + 1 > c->ip_cap) {
+            c->ip_cap = (size_t)n + 1 + n / 2;
+            c->ip = ns_xrealloc(c->ip, c->ip_cap * sizeof *c->ip);
+        }
+        if ((size_t)nnz + 1 > c->nz_cap) {
+            c->nz_cap = (size_t)nnz + 1 + (size_t)nnz / 2;
+            c->ix = ns_xrealloc(c->ix, c->nz_cap * sizeof *c->ix);
+            c->iv = ns_xrealloc(c->iv, c->nz_cap * sizeof *c->iv);
+        }
+        c->ip[0] = 0;
+        for (int i = 0; i < n; i++) {
+            int64_t a = m->indptr[rows[i]], b = m->indptr[rows[i] + 1];
+            memcpy(c->ix + c->ip[i], m->indices + a, (size_t)(b - a) * sizeof(int32_t));
+            memcpy(c->iv + c->ip[i], m->values + a, (size_t)(b - a) * sizeof(float));
+            c->ip[i + 1] = c->ip[i] + (b - a);
+        }
+    } else {
+        for (int i = 0; i < n; i++)
+            memcpy(c->x + (size_t)i * h->in, f->dense + (size_t)rows[i] * h->in, (size_t)h->in * sizeof(float));
+    }
+    const float *prev = c->x;
+    int pdim = h->in;
+    for (int l = 0; l < L; l++) {
+        const float *W = PD(w, h->lin_w[l]), *B = PD(w, h->lin_b[l]);
+        float *o = l == L - 1 ? c->out : c->a[l];
+        int od = l == L - 1 ? h->out : H;
+        if (l == 0 && h->sparse)
+            ns_sparse_linear_forward(o, c->ip, c->ix, c->iv, W, B, n, h->in, od);
+        else
+            ns_linear_forward_as(o, prev, W, bf16_of(w, h->lin_w[l]), B, n, pdim, od);
+        if (l == L - 1) break;
+        ns_layernorm_forward(c->y[l], c->mean[l], c->rstd[l], c->a[l], PD(w, h->ln_w[l]), PD(w, h->ln_b[l]), n, H,
+                             NS_LN_EPS);
+        ns_gelu_forward(c->g[l], c->y[l], nh);
+        prev = c->g[l];
+        pdim = H;
+    }
+}
+
+/* Adds the head's parameter gradients for dout[n × out]. */
+static void head_backward(ns_world *w, const ns_world_head *h, head_cache *c, const float *dout)
+{
+    int n = c->n, H = h->hidden, L = h->layers;
+    size_t nh = (size_t)n * H;
+    float *d1 = c->d1, *d2 = c->d2;
+    for (int l = L - 1; l >= 0; l--) {
+        /* dcur: gradient w.r.t. the output of linear layer l */
+        const float *dcur = l == L - 1 ? dout : d1;
+        float *dW = PG(w, h->lin_w[l]), *dB = PG(w, h->lin_b[l]);
+        const float *W = PD(w, h->lin_w[l]);
+        int od = l == L - 1 ? h->out : H;
+        if (l == 0) {
+            if (h->sparse)
+                ns_sparse_linear_backward(dW, dB, dcur, c->ip, c->ix, c->iv, n, h->in, od);
+            else
+                ns_linear_backward(NULL, dW, dB, dcur, c->x, W, n, h->in, od);
+            break;
+        }
+        /* input of layer l is g[l-1]; its gradient into d2 */
+        memset(d2, 0, nh * sizeof(float));
+        ns_linear_backward(d2, dW, dB, dcur, c->g[l - 1], W, n, H, od);
+        /* GELU: d y[l-1] into d1 */
+        memset(d1, 0, nh * sizeof(float));
+        ns_gelu_backward(d1, d2, c->y[l - 1], nh);
+        /* LayerNorm: d a[l-1] into d2, then move to d1 */
+        memset(d2, 0, nh * sizeof(float));
+        ns_layernorm_backward(d2, PG(w, h->ln_w[l - 1]), PG(w, h->ln_b[l - 1]), d1, c->a[l - 1],
+                              PD(w, h->ln_w[l - 1]), c->mean[l - 1], c->rstd[l - 1], n, H);
+        float *t = d1;
+        d1 = d2;
+        d2 = t;
+    }
+}
+
+void ns_world_project(const ns_world *w, ns_world_ws *ws, const ns_features *f, bool state, const int64_t *rows,
+                      int n, float *out)
+{
+    const ns_world_head *h = state ? &w->hs : &w->ha;
+    head_cache *c = &ws->hc[state ? 0 : 1];
+    head_forward(w, h, c, f, rows, n);
+    memcpy(out, c->out, (size_t)n * h->out * sizeof(float));
+}
+
+/* ---- transition T ---------------------------------------------------------------- */
+
+static ns_resmlp_w resmlp_w(const ns_world *w, bool grad)
+{
+    ns_resmlp_w r;
+    float *b = grad ? w->p.grad : w->p.data;
+#define T_(k) (b + w->p.t[w->t_idx[k]].offset)
+    r.w1 = T_(0), r.b1 = T_(1), r.w2 = T_(2), r.b2 = T_(3), r.w_res = T_(4), r.ln_w = T_(5), r.ln_b = T_(6);
+#undef T_
+    r.h1 = r.h2 = r.h_res = NULL;
+    if (!grad) r.h1 = bf16_of(w, w->t_idx[0]), r.h2 = bf16_of(w, w->t_idx[2]), r.h_res = bf16_of(w, w->t_idx[4]);
+    return r;
+}
+
+/* FiLM scratch per row: zpre, z [H]; A, b, hin, y, o [O]; film scratch [3O+2]; mean, rstd;
+ * backward temps: do, dy, dhin, dA, db [O], dz [H]. */
+static size_t film_scratch(int n, int O, int H)
+{
+    return (size_t)n * (2 * (size_t)H + 5 * (size_t)O + ns_film_scratch(1, O) + 2 + 5 * (size_t)O + (size_t)H);
+}
+
+typedef struct film_scr {
+    float *zpre, *z, *A, *b, *hin, *y, *o, *fs, *mean, *rstd, *dO, *dy, *dhin, *dA, *db, *dz;
+} film_scr;
+
+static film_scr film_carve(float *s, int n, int O, int H)
+{
+    film_scr f;
+    size_t nO = (size_t)n * O, nH = (size_t)n * H;
+    f.zpre = s, s += nH;
+    f.z = s, s += nH;
+    f.A = s, s += nO;
+    f.b = s, s += nO;
+    f.hin = s, s += nO;
+    f.y = s, s += nO;
+    f.o = s, s += nO;
+    f.fs = s, s += ns_film_scratch(n, O);
+    f.mean = s, s += n;
+    f.rstd = s, s += n;
+    f.dO = s, s += nO;
+    f.dy = s, s += nO;
+    f.dhin = s, s += nO;
+    f.dA = s, s += nO;
+    f.db = s, s += nO;
+    f.dz = s;
+    return f;
+}
+
+static void t_forward(const ns_world *w, ns_world_ws *ws, const float *hs, const float *ha, int n, float *pred)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden;
+    if (w->cfg.kind == NS_WORLD_RESMLP) {
+        ns_resmlp_dims d = {O, O, H, O};
+        float *s = fgrow(&ws->tscr, ns_resmlp_scratch(n ? n : 1, d));
+        ns_resmlp_w wt = resmlp_w(w, false);
+        ns_resmlp_forward(pred, s, hs, ha, &wt, n, d);
+        return;
+    }
+    film_scr f = film_carve(fgrow(&ws->tscr, film_scratch(n ? n : 1, O, H)), n, O, H);
+    size_t nO = (size_t)n * O;
+    ns_linear_forward(f.zpre, ha, TP(w, 0), TP(w, 1), n, O, H);
+    ns_gelu_forward(f.z, f.zpre, (size_t)n * H);
+    ns_linear_forward(f.A, f.z, TP(w, 2), TP(w, 3), n, H, O);
+    ns_linear_forward(f.b, f.z, TP(w, 4), TP(w, 5), n, H, O);
+    ns_linear_forward(f.hin, hs, TP(w, 6), TP(w, 7), n, O, O);
+    ns_film_forward(f.y, f.fs, f.hin, f.A, f.b, TP(w, 10), TP(w, 11), n, O);
+    ns_linear_forward(f.o, f.y, TP(w, 8), TP(w, 9), n, O, O);
+    for (size_t i = 0; i < nO; i++) f.o[i] += hs[i];
+    ns_layernorm_forward(pred, f.mean, f.rstd, f.o, TP(w, 12), TP(w, 13), n, O, NS_LN_EPS);
+}
+
+static void t_backward(ns_world *w, ns_world_ws *ws, const float *hs, const float *ha, int n, const float *dpred,
+                       float *dhs, float *dha)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden;
+    if (w->cfg.kind == NS_WORLD_RESMLP) {
+        ns_resmlp_dims d = {O, O, H, O};
+        ns_resmlp_w wt = resmlp_w(w, false), gt = resmlp_w(w, true);
+        ns_resmlp_backward(dhs, dha, &gt, dpred, ws->tscr.p, hs, &wt, n, d);
+        return;
+    }
+    film_scr f = film_carve(ws->tscr.p, n, O, H);
+    size_t nO = (size_t)n * O, nH = (size_t)n * H;
+    memset(f.dO, 0, 5 * nO * sizeof(float));
+    memset(f.dz, 0, nH * sizeof(float));
+    ns_layernorm_backward(f.dO, TG(w, 12), TG(w, 13), dpred, f.o, TP(w, 12), f.mean, f.rstd, n, O);
+    for (size_t i = 0; i < nO; i++) dhs[i] += f.dO[i];
+    ns_linear_backward(f.dy, TG(w, 8), TG(w, 9), f.dO, f.y, TP(w, 8), n, O, O);
+    ns_film_backward(f.dhin, f.dA, f.db, TG(w, 10), TG(w, 11), f.dy, f.fs, f.hin, f.A, TP(w, 10), n, O);
+    ns_linear_backward(dhs, TG(w, 6), TG(w, 7), f.dhin, hs, TP(w, 6), n, O, O);
+    ns_linear_backward(f.dz, TG(w, 2), TG(w, 3), f.dA, f.z, TP(w, 2), n, H, O);
+    ns_linear_backward(f.dz, TG(w, 4), TG(w, 5), f.db, f.z, TP(w, 4), n, H, O);
+    /* reuse zpre's gradient in place: dzpre = GELU'(zpre)·dz, into dA's space is too small; use a loop */
+    for (size_t i = 0; i < nH; i++) {
+        float x = f.zpre[i];
+        float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
+        float pdf = 0.3989422804014327f * expf(-0.5f * x * x);
+        f.dz[i] *= cdf + x * pdf;
+    }
+    ns_linear_backward(dha, TG(w, 0), TG(w, 1), f.dz, ha, TP(w, 0), n, O, H);
+}
+
+void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, const float *ha, int n, float *pred)
+{
+    t_forward(w, ws, hs, ha, n, pred);
+}
+
+/* ---- T split into a state part and an action part (see world.h) ------------------ */
+
+void ns_world_tsplit_dims(const ns_world *w, int *state_dim, int *action_dim)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden;
+    bool res = w->cfg.kind == NS_WORLD_RESMLP;
+    if (state_dim) *state_dim = res ? H + O : 2 * O;
+    if (action_dim) *action_dim = res ? H : 2 * O;
+}
+
+void ns_world_tstate(const ns_world *w, ns_world_ws *ws, const float *hs, int n, float *out)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden, sd;
+    ns_world_tsplit_dims(w, &sd, NULL);
+    if (n <= 0) return;
+    if (w->cfg.kind == NS_WORLD_RESMLP) {
+        ns_resmlp_w r = resmlp_w(w, false);
+        /* [W1_s·h_s + b1 ; W_res·h_s + b2], W1_s = the first O columns of W1 [H × 2O] */
+        for (int i = 0; i < n; i++) {
+            memcpy(out + (size_t)i * sd, r.b1, (size_t)H * sizeof(float));
+            memcpy(out + (size_t)i * sd + H, r.b2, (size_t)O * sizeof(float));
+        }
+        ns_sgemm(false, true, n, H, O, 1.0f, hs, O, r.w1, 2 * O, 1.0f, out, sd);
+        ns_sgemm(false, true, n, O, O, 1.0f, hs, O, r.w_res, O, 1.0f, out + H, sd);
+        return;
+    }
+    /* [LN_film(W_in·h_s + b_in) ; h_s + b_o] */
+    float *s = fgrow(&ws->tscr, (size_t)n * (2 * (size_t)O + 2));
+    float *hin = s, *nrm = hin + (size_t)n * O, *mean = nrm + (size_t)n * O, *rstd = mean + n;
+    ns_linear_forward(hin, hs, TP(w, 6), TP(w, 7), n, O, O);
+    ns_layernorm_forward(nrm, mean, rstd, hin, TP(w, 10), TP(w, 11), n, O, NS_LN_EPS);
+    const float *bo = TP(w, 9);
+    for (int i = 0; i < n; i++) {
+        memcpy(out + (size_t)i * sd, nrm + (size_t)i * O, (size_t)O * sizeof(float));
+        for (int j = 0; j < O; j++) out[(size_t)i * sd + O + j] = hs[(size_t)i * O + j] + bo[j];
+    }
+}
+
+void ns_world_taction(const ns_world *w, ns_world_ws *ws, const float *ha, int n, float *out)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden, ad;
+    ns_world_tsplit_dims(w, NULL, &ad);
+    if (n <= 0) return;
+    if (w->cfg.kind == NS_WORLD_RESMLP) {
+        ns_resmlp_w r = resmlp_w(w, false);
+        /* W1_a·h_a, W1_a = the last O columns of W1 */
+        ns_sgemm(false, true, n, H, O, 1.0f, ha, O, r.w1 + O, 2 * O, 0.0f, out, ad);
+        return;
+    }
+    /* [1 + A ; b] of the FiLM adapter */
+    float *s = fgrow(&ws->tscr, (size_t)n * (2 * (size_t)H + 2 * (size_t)O));
+    float *zpre = s, *z = zpre + (size_t)n * H, *A = z + (size_t)n * H, *b = A + (size_t)n * O;
+    ns_linear_forward(zpre, ha, TP(w, 0), TP(w, 1), n, O, H);
+    ns_gelu_forward(z, zpre, (size_t)n * H);
+    ns_linear_forward(A, z, TP(w, 2), TP(w, 3), n, H, O);
+    ns_linear_forward(b, z, TP(w, 4), TP(w, 5), n, H, O);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < O; j++) {
+            out[(size_t)i * ad + j] = 1.0f + A[(size_t)i * O + j];
+            out[(size_t)i * ad + O + j] = b[(size_t)i * O + j];
+        }
+}
+
+void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *ts, size_t ts_stride, const float *ta,
+                               size_t ta_stride, int n, float *pred)
+{
+    int O = w->cfg.out, H = w->cfg.t_hidden;
+    if (n <= 0) return;
+    bool res = w->cfg.kind == NS_WORLD_RESMLP;
+    int K = res ? H : O; /* width of the pointwise stage and of the last linear's input */
+    float *s = fgrow(&ws->tscr, (size_t)n * ((size_t)K + (size_t)O + 2));
+    float *g = s, *z = g + (size_t)n * K, *mean = z + (size_t)n * O, *rstd = mean + n;
+    for (int i = 0; i < n; i++) {
+        const float *sp = ts + (size_t)i * ts_stride, *ap = ta + (size_t)i * ta_stride;
+        float *gi = g + (size_t)i * K;
+        if (res)
+            for (int j = 0; j < H; j++) gi[j] = sp[j] + ap[j];
+        else
+            for (int j = 0; j < O; j++) gi[j] = sp[j] * ap[j] + ap[O + j];
+        memcpy(z + (size_t)i * O, sp + (res ? H : O), (size_t)O * sizeof(float));
+    }
+    ns_gelu_forward(g, g, (size_t)n * K);
+    /* z += g · W_lastᵀ: W2 [O × H] (resmlp) or W_o [O × O] (film); then T's closing LayerNorm */
+    const float *wl = TP(w, res ? 2 : 8), *lw = TP(w, res ? 5 : 12), *lb = TP(w, res ? 6 : 13);
+    ns_sgemm(false, true, n, O, K, 1.0f, g, K, wl, K, 1.0f, z, O);
+    ns_layernorm_forward(pred, mean, rstd, z, lw, lb, n, O, NS_LN_EPS);
+}
+
+/* ======================================================================
+ * batch loss
+ * ====================================================================== */
+
+void ns_train_opts_init(ns_train_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->lr = 4e-5;
+    o->weight_decay = 0.01;
+    o->beta1 = 0.9;
+    o->beta2 = 0.999;
+    o->warmup_epochs = 10;
+    o->warmup_start = 0.1;
+    o->batch = 128;
+    o->epochs = 200;
+    o->seed = 1;
+    o->tau = 0.07f;
+    o->action_weight = 2.0f;
+    o->action_k = 50;
+    o->grid_n = 11;
+    o->eval_every = 1;
+    o->dev_pool = 128;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int find_i64(const int64_t *a, int n, int64_t x)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int m = (lo + hi) / 2;
+        if (a[m] < x) lo = m + 1;
+        else if (a[m] > x) hi = m - 1;
+        else return m;
+    }
+    return -1;
+}
+
+double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *in, const int64_t *refs, int n,
+                           const ns_train_opts *o, ns_rng *rng, bool backward)
+{
+    if (n <= 0) return 0.0;
+    const int O = w->cfg.out;
+    const bool use_act = o->action_weight > 0;
+    const bool grid = use_act && o->action_grid;
+    const int K = o->action_k > 0 ? o->action_k : 0;
+    int gn = grid ? (o->grid_n < n ? o->grid_n : n) : 0;
+    /* pair capacity */
+    size_t pcap = (size_t)n;
+    if (use_act && !grid) pcap += (size_t)n * K;
+    if (grid) pcap += (size_t)gn * gn;
+    /* integer buffers: srows[2n], arow[n], pair_s[pcap], pair_a_row[pcap] (then index), sorted[pcap],
+     * pad_pair[n × (K+1) or gn²], count[n], truth[n], arows_i[n] */
+    int kmax_cap = grid ? gn : K + 1;
+    size_t need64 = 2 * (size_t)n + (size_t)n + 3 * pcap + (size_t)n * kmax_cap;
+    if (need64 > ws->i64_cap) {
+        ws->i64_cap = need64 + need64 / 2;
+        ws->i64 = ns_xrealloc(ws->i64, ws->i64_cap * sizeof(int64_t));
+    }
+    size_t need32 = 3 * (size_t)n + (size_t)K + 1;
+    if (need32 > ws->i32_cap) {
+        ws->i32_cap = need32 + need32 / 2;
+        ws->i32 = ns_xrealloc(ws->i32, ws->i32_cap * sizeof(int32_t));
+    }
+    int64_t *srows = ws->i64, *arow = srows + 2 * n, *pair_s = arow + n, *pair_a = pair_s + pcap,
+            *uniq = pair_a + pcap, *pad_pair = uniq + pcap;
+    int32_t *count = ws->i32, *truth = count + n, *act_rows = truth + n, *tmp = act_rows + n;
+    for (int i = 0; i < n; i++) {
+        int d = (int)refs[2 * i];
+        const ns_dataset *ds = in->ds[d];
+        const int32_t *tr = ns_dataset_transition(ds, refs[2 * i + 1]);
+        srows[i] = in->state_base[d] + tr[1];
+        srows[n + i] = in->state_base[d] + tr[3];
+        arow[i] = ns_world_transition_arow(in, d, refs[2 * i + 1]);
+        pair_s[i] = i;
+        pair_a[i] = arow[i];
+    }
+    int P = n, na = 0, kmax = 1;
+    if (grid) {
+        kmax = gn;
+        for (int i = 0; i < gn; i++) {
+            count[na] = gn;
+            truth[na] = i;
+            act_rows[na] = i;
+            for (int j = 0; j < gn; j++) {
+                if (i == j) {
+                    pad_pair[(size_t)na * kmax + j] = i;
+                } else {
+                    pair_s[P] = i;
+                    pair_a[P] = arow[j];
+                    pad_pair[(size_t)na * kmax + j] = P++;
+                }
+            }
+            na++;
+        }
+    } else if (use_act) {
+        kmax = K + 1;
+        for (int i = 0; i < n; i++) {
+            int d = (int)refs[2 * i];
+            const ns_dataset *ds = in->ds[d];
+            const int32_t *tr = ns_dataset_transition(ds, refs[2 * i + 1]);
+            const int64_t *off = ds->applicable_offsets.data;
+            const int32_t *ops = ds->applicable_ops.data;
+            int m = 0, seen = 0;
+            /* tmp: positions in the state's applicable list */
+            for (int64_t k = off[tr[1]]; k < off[tr[1] + 1]; k++) {
+                if (ops[k] == tr[2]) continue;
+                if (m < K) {
+                    tmp[m++] = (int32_t)(k - off[tr[1]]);
+                } else { /* reservoir sampling keeps a uniform K-subset */
+                    uint64_t r = ns_rng_below(rng, (uint64_t)seen + 1);
+                    if (r < (uint64_t)K) tmp[r] = (int32_t)(k - off[tr[1]]);
+                }
+                seen++;
+            }
+            if (m == 0) continue;
+            count[na] = 1 + m;
+            truth[na] = 0;
+            act_rows[na] = i;
+            pad_pair[(size_t)na * kmax] = i;
+            for (int j = 0; j < m; j++) {
+                pair_s[P] = i;
+                pair_a[P] = ns_world_applicable_arow(in, d, tr[1], off[tr[1]] + tmp[j]);
+                pad_pair[(size_t)na * kmax + 1 + j] = P++;
+            }
+            for (int j = 1 + m; j < kmax; j++) pad_pair[(size_t)na * kmax + j] = -1;
+            na++;
+        }
+        /* rows as wide as the batch's widest (the loss ignores padding; states rarely have K + 1 actions) */
+        int wide = 1;
+        for (int r = 0; r < na; r++)
+            if (count[r] > wide) wide = count[r];
+        for (int r = 1; r < na && wide < kmax; r++)
+            memmove(pad_pair + (size_t)r * wide, pad_pair + (size_t)r * kmax, (size_t)wide * sizeof *pad_pair);
+        kmax = wide;
+    }
+    /* unique action rows */
+    memcpy(uniq, pair_a, (size_t)P * sizeof(int64_t));
+    qsort(uniq, (size_t)P, sizeof(int64_t), cmp_i64);
+    int nu = 0;
+    for (int k = 0; k < P; k++)
+        if (!nu || uniq[nu - 1] != uniq[k]) uniq[nu++] = uniq[k];
+    /* heads */
+    head_forward(w, &w->hs, &ws->hc[0], &in->state, srows, 2 * n);
+    head_forward(w, &w->ha, &ws->hc[1], &in->action, uniq, nu);
+    const float *HS = ws->hc[0].out, *HA = ws->hc[1].out;
+    const float *target = HS + (size_t)n * O;
+    float *hs_p = fgrow(&ws->hs_p, (size_t)P * O), *ha_p = fgrow(&ws->ha_p, (size_t)P * O);
+    int *aidx = (int *)fgrow(&ws->lscr2, (size_t)P); /* index of each pair's action in uniq */
+    for (int k = 0; k < P; k++) {
+        memcpy(hs_p + (size_t)k * O, HS + (size_t)pair_s[k] * O, (size_t)O * sizeof(float));
+        aidx[k] = find_i64(uniq, nu, pair_a[k]);
+        memcpy(ha_p + (size_t)k * O, HA + (size_t)aidx[k] * O, (size_t)O * sizeof(float));
+    }
+    float *pred = fgrow(&ws->pred, (size_t)P * O);
+    t_forward(w, ws, hs_p, ha_p, P, pred);
+    /* state loss on the first n pairs */
+    float *iscr = fgrow(&ws->lscr1, ns_infonce_scratch(n, O));
+    double loss = ns_infonce_forward(iscr, pred, target, n, O, o->tau);
+    /* action loss */
+    float *pad = NULL, *tgt_a = NULL, *ascr = NULL;
+    if (na > 0) {
+        pad = fgrow(&ws->pad, (size_t)na * kmax * O);
+        tgt_a = fgrow(&ws->tgt_a, (size_t)na * O);
+        for (int r = 0; r < na; r++) {
+            memcpy(tgt_a + (size_t)r * O, target + (size_t)act_rows[r] * O, (size_t)O * sizeof(float));
+            for (int j = 0; j < kmax; j++) {
+                int64_t pp = pad_pair[(size_t)r * kmax + j];
+                float *dst = pad + ((size_t)r * kmax + j) * O;
+                if (pp >= 0) memcpy(dst, pred + (size_t)pp * O, (size_t)O * sizeof(float));
+                else memset(dst, 0, (size_t)O * sizeof(float));
+            }
+        }
+        ascr = fgrow(&ws->dpad, ns_action_loss_scratch(na, kmax, O) + (size_t)na * kmax * O + (size_t)na * O);
+        loss += o->action_weight *
+                ns_action_loss_forward(ascr, pad, tgt_a, count, truth, na, kmax, O, o->tau);
+    }
+    if (!backward) return loss;
+    /* ---- backward ---- */
+    float *dpred = fgrow(&ws->dpred, (size_t)P * O);
+    memset(dpred, 0, (size_t)P * O * sizeof(float));
+    float *dHS = fgrow(&ws->dHS, (size_t)2 * n * O);
+    memset(dHS, 0, (size_t)2 * n * O * sizeof(float));
+    float *dtarget = dHS + (size_t)n * O;
+    ns_infonce_backward(dpred, dtarget, 1.0f, iscr, n, O, o->tau);
+    if (na > 0) {
+        size_t sa = ns_action_loss_scratch(na, kmax, O);
+        float *dpad = ascr + sa, *dtgt_a = dpad + (size_t)na * kmax * O;
+        memset(dpad, 0, ((size_t)na * kmax * O + (size_t)na * O) * sizeof(float));
+        ns_action_loss_backward(dpad, dtgt_a, o->action_weight, ascr, count, truth, na, kmax, O, o->tau);
+        for (int r = 0; r < na; r++) {
+            float *dt = dtarget + (size_t)act_rows[r] * O;
+            for (int c = 0; c < O; c++) dt[c] += dtgt_a[(size_t)r * O + c];
+            for (int j = 0; j < kmax; j++) {
+                int64_t pp = pad_pair[(size_t)r * kmax + j];
+                if (pp < 0) continue;
+                float *dp = dpred + (size_t)pp * O;
+                const float *src = dpad + ((size_t)r * kmax + j) * O;
+                for (int c = 0; c < O; c++) dp[c] += src[c];
+            }
+        }
+    }
+    float *dhs_p = fgrow(&ws->dhs_p, (size_t)P * O), *dha_p = fgrow(&ws->dha_p, (size_t)P * O);
+    memset(dhs_p, 0, (size_t)P * O * sizeof(float));
+    memset(dha_p, 0, (size_t)P * O * sizeof(float));
+    t_backward(w, ws, hs_p, ha_p, P, dpred, dhs_p, dha_p);
+    float *dHA = fgrow(&ws->dHA, (size_t)nu * O);
+    memset(dHA, 0, (size_t)nu * O * sizeof(float));
+    for (int k = 0; k < P; k++) {
+        float *ds_ = dHS + (size_t)pair_s[k] * O, *da_ = dHA + (size_t)aidx[k] * O;
+        const float *s1 = dhs_p + (size_t)k * O, *s2 = dha_p + (size_t)k * O;
+        for (int c = 0; c < O; c++) ds_[c] += s1[c], da_[c] += s2[c];
+    }
+    head_backward(w, &w->hs, &ws->hc[0], dHS);
+    head_backward(w, &w->ha, &ws->hc[1], dHA);
+    return loss;
+}
+
+/* ======================================================================
+ * training loop
+ * ====================================================================== */
+
+ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split *sp, const ns_train_opts *o,
+                         ns_train_stats *st, ns_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->best_dev_hit5 = -1;
+    ns_world_set_bf16(w, false);
+    ns_status rc = ns_world_check_inputs(w, in, err);
+    if (rc) return rc;
+    const ns_refs *tr = &sp->train, *dev = &sp->dev;
+    if (tr->n <= 0) return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the split has no training transitions");
+    if (o->batch < 1 || o->epochs < 0) return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "bad batch size or epochs");
+    if (dev->n > 0 && !o->dev_score)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "a dev list needs a dev scorer (ns_eval_train_opts_init)");
+    ns_rng rng;
+    ns_rng_seed(&rng, o->seed ^ 0x7261696e31ULL);
+    ns_adamw opt;
+    ns_adamw_init(&opt, o->lr, o->weight_decay);
+    opt.beta1 = o->beta1;
+    opt.beta2 = o->beta2;
+    int64_t ntr = tr->n;
+    int *order = ns_xmalloc((size_t)ntr * sizeof *order);
+    for (int64_t i = 0; i < ntr; i++) order[i] = (int)i;
+    int64_t *brefs = ns_xmalloc((size_t)2 * o->batch * sizeof *brefs);
+    int64_t *dev_pools = NULL;
+    int dev_pool = o->dev_pool > 1 ? o->dev_pool : 128;
+    if (dev->n > 0) dev_pools = ns_split_pools_draw(sp, in->ds, dev, dev_pool, o->seed ^ NS_SEED_DEV_POOLS);
+    float *best = dev->n > 0 ? ns_xmalloc(w->p.total * sizeof(float)) : NULL;
+    ns_world_ws *ws = ns_world_ws_new();
+    ns_progress pg;
+    ns_progress_init(&pg, o->progress, "train");
+    double t0 = ns_now(), train_time = 0, best_mrr = -1;
+    int since_best = 0;
+    for (int ep = 0; ep < o->epochs; ep++) {
+        double te = ns_now();
+        ns_rng_shuffle_int(&rng, order, (size_t)ntr);
+        double lr = o->lr * ns_warmup_factor(ep, o->warmup_epochs, o->warmup_start);
+        double sum = 0;
+        int nb = 0;
+        for (int64_t b0 = 0; b0 < ntr; b0 += o->batch) {
+            int bn = (int)(ntr - b0 < o->batch ? ntr - b0 : o->batch);
+            for (int i = 0; i < bn; i++) {
+                brefs[2 * i] = tr->ref[2 * order[b0 + i]];
+                brefs[2 * i + 1] = tr->ref[2 * order[b0 + i] + 1];
+            }
+            ns_params_zero_grad(&w->p);
+            sum += ns_world_batch_loss(w, ws, in, brefs, bn, o, &rng, true);
+            ns_adamw_step(&opt, &w->p, lr);
+            nb++;
+            st->samples += bn;
+            st->steps++;
+        }
+        train_time += ns_now() - te;
+        st->last_loss = nb ? sum / nb : 0;
+        st->epochs_run = ep + 1;
+        double h5 = -1;
+        bool last = ep == o->epochs - 1;
+        if (dev->n > 0 && (last || (ep + 1) % (o->eval_every > 0 ? o->eval_every : 1) == 0)) {
+            double hit[3], mrr;
+            rc = o->dev_score(w, in, dev, dev_pools, dev_pool, o->seed, hit, &mrr, err);
+            if (rc) break;
+            h5 = hit[1];
+            if (h5 > st->best_dev_hit5 || (h5 == st->best_dev_hit5 && mrr > best_mrr)) {
+                best_mrr = mrr;
+                st->best_dev_hit5 = h5;
+                st->best_epoch = ep + 1;
+                memcpy(best, w->p.data, w->p.total * sizeof(float));
+                since_best = 0;
+            } else {
+                since_best++;
+            }
+        }
+        char what[160];
+        snprintf(what, sizeof what, "epoch %d/%d loss %.4f dev hit@5 %.3f (best %.3f @%d)", ep + 1, o->epochs,
+                 st->last_loss, h5, st->best_dev_hit5, st->best_epoch);
+        ns_progress_update(&pg, ep + 1, o->epochs, what);
+        double el = ns_now() - t0;
+        if (o->on_epoch && !o->on_epoch(o->ctx, ep + 1, st->last_loss, h5, el)) break;
+        if (o->time_limit > 0 && el > o->time_limit) break;
+        if (o->patience > 0 && since_best >= o->patience) break;
+        /* a perfect dev score cannot improve: stop early only when asked (patience) */
+    }
+    ns_progress_done(&pg);
+    if (!rc && best && st->best_epoch > 0) memcpy(w->p.data, best, w->p.total * sizeof(float));
+    st->seconds = ns_now() - t0;
+    st->samples_per_s = train_time > 0 ? st->samples / train_time : 0;
+    free(best);
+    free(order);
+    free(brefs);
+    free(dev_pools);
+    ns_world_ws_free(ws);
+    return rc;
+}
+
+/* ======================================================================
+ * checkpoints
+ * ====================================================================== */
+
+static void config_json(const ns_world_config *c, ns_buf *b)
+{
+    ns_buf_printf(b,
+                  "{\"kind\": \"%s\", \"state_dim\": %d, \"action_dim\": %d, \"state_sparse\": %s, "
+                  "\"action_sparse\": %s, \"action_rows\": \"%s\", \"layers\": %d, \"state_hidden\": %d, "
+                  "\"action_hidden\": %d, \"out\": %d, \"t_hidden\": %d}",
+                  ns_world_kind_name(c->kind), c->state_dim, c->action_dim, c->state_sparse ? "true" : "false",
+                  c->action_sparse ? "true" : "false", ns_action_rows_name(c->action_rows), c->layers, c->state_hidden,
+                  c->action_hidden, c->out, c->t_hidden);
+}
+
+ns_status ns_world_save(const ns_world *w, const char *path, const char *features_json, const char *train_json,
+                        ns_error *err)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "{\"format\": \"%s\", \"version\": %d,\n \"config\": ", NS_WORLD_FORMAT, NS_WORLD_VERSION);
+    config_json(&w->cfg, &b);
+    ns_buf_printf(&b, ",\n \"features\": %s,\n \"train\": %s}\n", features_json ? features_json : "null",
+                  train_json ? train_json : "null");
+    ns_ckpt_opts co = {.moments = false, .step = 0, .meta = b.data};
+    ns_status st = ns_params_save(&w->p, path, &co, err);
+    ns_buf_free(&b);
+    return st;
+}
+
+static bool get_bool(const ns_json *o, const char *k, bool *out)
+{
+    const ns_json *v = ns_json_get(o, k);
+    if (!v || v->kind != NS_JSON_BOOL) return false;
+    *out = v->boolean;
+    return true;
+}
+
+ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *err)
+{
+    memset(w, 0, sizeof *w);
+    if (meta) *meta = NULL;
+    ns_params tmp;
+    ns_ckpt_info info;
+    ns_status st = ns_params_read(&tmp, path, &info, err);
+    if (st) return st;
+    ns_params_free(&tmp);
+    ns_json j;
+    st = ns_json_parse(&j, info.meta, strlen(info.meta), path, err);
+    if (st) {
+        ns_ckpt_info_free(&info);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a world-model checkpoint (meta is not JSON)");
+    }
+    const char *fmt = NULL;
+    const ns_json *c = ns_json_get(&j, "config");
+    ns_world_config cfg;
+    ns_world_config_init(&cfg);
+    int64_t v[7];
+    const char *kind = NULL;
+    bool ok = ns_json_get_str(&j, "format", &fmt) && !strcmp(fmt, NS_WORLD_FORMAT) && c &&
+              ns_json_get_str(c, "kind", &kind) && ns_json_get_int(c, "state_dim", &v[0]) &&
+              ns_json_get_int(c, "action_dim", &v[1]) && ns_json_get_int(c, "layers", &v[2]) &&
+              ns_json_get_int(c, "state_hidden", &v[3]) && ns_json_get_int(c, "action_hidden", &v[4]) &&
+              ns_json_get_int(c, "out", &v[5]) && ns_json_get_int(c, "t_hidden", &v[6]) &&
+              get_bool(c, "state_sparse", &cfg.state_sparse) && get_bool(c, "action_sparse", &cfg.action_sparse);
+    int64_t ver = 0;
+    if (ok && (!ns_json_get_int(&j, "version", &ver) || ver != NS_WORLD_VERSION)) {
+        ns_json_free(&j);
+        ns_ckpt_info_free(&info);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "world-model checkpoint version %lld, expected %d",
+                            (long long)ver, NS_WORLD_VERSION);
+    }
+    if (!ok || ns_world_kind_parse(kind) < 0) {
+        ns_json_free(&j);
+        ns_ckpt_info_free(&info);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                            "not a world-model checkpoint (meta lacks format \"%s\" or a complete config)",
+                            NS_WORLD_FORMAT);
+    }
+    /* checkpoints written before row modes existed have none: action rows */
+    const char *arows = "action";
+    if (ns_json_get(c, "action_rows") &&
+        (!ns_json_get_str(c, "action_rows", &arows) || ns_action_rows_parse(arows) < 0)) {
+        ns_json_free(&j);
+        ns_ckpt_info_free(&info);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                            "world-model checkpoint: config.action_rows must be \"action\" or \"state-action\"");
+    }
+    cfg.action_rows = (ns_action_rows)ns_action_rows_parse(arows);
+    cfg.kind = (ns_world_kind)ns_world_kind_parse(kind);
+    cfg.state_dim = (int)v[0];
+    cfg.action_dim = (int)v[1];
+    cfg.layers = (int)v[2];
+    cfg.state_hidden = (int)v[3];
+    cfg.action_hidden = (int)v[4];
+    cfg.out = (int)v[5];
+    cfg.t_hidden = (int)v[6];
+    ns_json_free(&j);
+    st = ns_world_create(w, &cfg, 0, err);
+    if (!st) st = ns_params_load(&w->p, path, NULL, err);
+    if (st) {
+        ns_world_free(w);
+        ns_ckpt_info_free(&info);
+        return st;
+    }
+    if (meta) {
+        *meta = info.meta;
+        info.meta = NULL;
+    }
+    ns_ckpt_info_free(&info);
+    return NS_OK;
+}
+
+ns_status ns_world_check_inputs(const ns_world *w, const ns_world_inputs *in, ns_error *err)
+{
+    const ns_world_config *c = &w->cfg;
+    if (in->action_rows != c->action_rows)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "action features have %s rows (%s); the model was trained on %s rows (%s)",
+                            ns_action_rows_name(in->action_rows),
+                            in->action_rows == NS_AROWS_STATE_ACTION ? "one per (state, applicable action) pair"
+                                                                     : "one per ground action",
+                            ns_action_rows_name(c->action_rows),
+                            c->action_rows == NS_AROWS_STATE_ACTION ? "one per (state, applicable action) pair"
+                                                                    : "one per ground action");
+    if (in->state.sparse != c->state_sparse || in->state.dim != c->state_dim)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "state features are %s with %lld columns; the model expects %s with %d",
+                            in->state.sparse ? "sparse" : "dense", (long long)in->state.dim,
+                            c->state_sparse ? "sparse" : "dense", c->state_dim);
+    if (in->action.sparse != c->action_sparse || in->action.dim != c->action_dim)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "action features are %s with %lld columns; the model expects %s with %d",
+                            in->action.sparse ? "sparse" : "dense", (long long)in->action.dim,
+                            c->action_sparse ? "sparse" : "dense", c->action_dim);
+    return NS_OK;
+}
+
+/* ======================================================================
+ * feature specs and the checkpoint's feature record
+ * ====================================================================== */
+
+void ns_builtin_fit_split(ns_vocab *sv, ns_vocab *av, const ns_dataset *const *ds, int nds, const ns_split *sp)
+{
+    for (int d = 0; d < nds; d++) {
+        bool *mask = ns_xcalloc((size_t)ds[d]->nproblems + 1, sizeof(bool));
+        for (int64_t i = 0; i < sp->train.n; i++)
+            if (sp->train.ref[2 * i] == d) mask[ns_dataset_transition(ds[d], sp->train.ref[2 * i + 1])[0]] = true;
+        ns_builtin_fit(sv, av, ds[d], mask);
+        free(mask);
+    }
+    ns_vocab_sort(sv);
+    ns_vocab_sort(av);
+}
+
+static ns_status load_side(ns_features *out, const ns_dataset *const *ds, int nds, const char *spec,
+                           const ns_vocab *v, bool state, ns_error *err)
+{
+    ns_features *parts = ns_xcalloc((size_t)nds, sizeof *parts);
+    ns_status st = NS_OK;
+    if (!strcmp(spec, "builtin")) {
+        for (int d = 0; d < nds; d++) {
+            if (state) ns_builtin_states(&parts[d], ds[d], v);
+            else ns_builtin_actions(&parts[d], ds[d], v);
+        }
+    } else {
+        char *copy = ns_xstrdup(spec), *save = NULL;
+        int d = 0;
+        for (char *tok = strtok_r(copy, ",", &save); tok && !st; tok = strtok_r(NULL, ",", &save), d++) {
+            if (d >= nds) {
+                st = ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "%s features: %s names more than %d source%s",
+                                  state ? "state" : "action", spec, nds, nds > 1 ? "s" : "");
+                break;
+            }
+            st = ns_features_load(&parts[d], tok, err);
+        }
+        if (!st && d < nds)
+            st = ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0,
+                              "%s features: '%s' names %d source%s; the split has %d datasets (one spec each, "
+                              "comma-separated)",
+                              state ? "state" : "action", spec, d, d == 1 ? "" : "s", nds);
+        free(copy);
+    }
+    if (!st) st = ns_features_stack(out, parts, nds, err);
+    for (int d = 0; d < nds; d++) ns_features_free(&parts[d]);
+    free(parts);
+    return st;
+}
+
+ns_status ns_world_inputs_load(ns_world_inputs *in, const ns_dataset *const *ds, int nds, const char *state_spec,
+                               const char *action_spec, const ns_vocab *sv, const ns_vocab *av, ns_error *err)
+{
+    memset(in, 0, sizeof *in);
+    ns_features sf, af;
+    memset(&af, 0, sizeof af);
+    ns_status st = load_side(&sf, ds, nds, state_spec, sv, true, err);
+    if (st) return st;
+    st = load_side(&af, ds, nds, action_spec, av, false, err);
+    if (st) {
+        ns_features_free(&sf);
+        return st;
+    }
+    st = ns_world_inputs_init(in, ds, nds, &sf, &af, err);
+    if (st) ns_world_inputs_free(in);
+    return st;
+}
+
+static void put_vocab(ns_buf *b, const ns_vocab *v)
+{
+    ns_buf_putc(b, '[');
+    for (int i = 0; v && i < v->n; i++) {
+        if (i) ns_buf_puts(b, ", ");
+        ns_json_put_str(b, v->terms[i]);
+    }
+    ns_buf_putc(b, ']');
+}
+
+/* ---- standardisation ------------------------------------------------------------ */
+
+void ns_feature_std_free(ns_feature_std *s)
+{
+    free(s->mean);
+    free(s->scale);
+    memset(s, 0, sizeof *s);
+}
+
+void ns_feature_std_fit(ns_feature_std *s, const ns_features *f, const int64_t *rows, int64_t n)
+{
+    int D = (int)f->dim;
+    s->dim = D;
+    s->mean = ns_xcalloc((size_t)D + 1, sizeof(float));
+    s->scale = ns_xcalloc((size_t)D + 1, sizeof(float));
+    double *sum = ns_xcalloc((size_t)D + 1, sizeof(double)), *sq = ns_xcalloc((size_t)D + 1, sizeof(double));
+    for (int64_t i = 0; i < n; i++) {
+        const float *x = f->dense + (size_t)rows[i] * D;
+        for (int c = 0; c < D; c++) sum[c] += x[c];
+    }
+    for (int c = 0; c < D; c++) sum[c] /= n > 0 ? (double)n : 1.0;
+    for (int64_t i = 0; i < n; i++) { /* two passes: the columns vary by ~1e-3 around large means */
+        const float *x = f->dense + (size_t)rows[i] * D;
+        for (int c = 0; c < D; c++) sq[c] += ((double)x[c] - sum[c]) * ((double)x[c] - sum[c]);
+    }
+    for (int c = 0; c < D; c++) {
+        double sd = sqrt(sq[c] / (n > 0 ? (double)n : 1.0));
+        s->mean[c] = (float)sum[c];
+        s->scale[c] = sd < 1e-6 ? 1.0f : (float)(1.0 / sd);
+    }
+    free(sum);
+    free(sq);
+}
+
+ns_status ns_feature_std_apply(const ns_feature_std *s, ns_features *f, const char *side, ns_error *err)
+{
+    if (s->dim == 0) return NS_OK;
+    if (f->sparse || f->dim != s->dim)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "%s features are %s with %lld columns; the standardisation is for dense features with %d",
+                            side, f->sparse ? "sparse" : "dense", (long long)f->dim, s->dim);
+    for (int64_t r = 0; r < f->nrows; r++) {
+        float *x = f->dense + (size_t)r * s->dim;
+        for (int c = 0; c < s->dim; c++) x[c] = (x[c] - s->mean[c]) * s->scale[c];
+    }
+    return NS_OK;
+}
+
+ns_status ns_world_standardize_split(ns_world_inputs *in, const ns_split *sp, bool state, bool action,
+                                     ns_feature_std *ss, ns_feature_std *as, ns_error *err)
+{
+    memset(ss, 0, sizeof *ss);
+    memset(as, 0, sizeof *as);
+    const ns_features *f[2] = {&in->state, &in->action};
+    const char *side[2] = {"state", "action"};
+    bool want[2] = {state, action};
+    for (int k = 0; k < 2; k++)
+        if (want[k] && f[k]->sparse)
+            return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0,
+                                "standardising needs dense %s features (sparse ones would lose their sparsity)",
+                                side[k]);
+    int64_t n = sp->train.n, m = 0;
+    int64_t *rows = ns_xmalloc((size_t)(2 * n + 1) * sizeof *rows);
+    for (int k = 0; k < 2; k++) {
+        if (!want[k]) continue;
+        m = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int d = (int)sp->train.ref[2 * i];
+            int64_t t = sp->train.ref[2 * i + 1];
+            const int32_t *tr = ns_dataset_transition(in->ds[d], t);
+            if (k == 0) {
+                rows[m++] = in->state_base[d] + tr[1];
+                rows[m++] = in->state_base[d] + tr[3];
+            } else {
+                rows[m++] = ns_world_transition_arow(in, d, t);
+            }
+        }
+        qsort(rows, (size_t)m, sizeof *rows, cmp_i64);
+        int64_t u = 0;
+        for (int64_t i = 0; i < m; i++)
+            if (!u || rows[u - 1] != rows[i]) rows[u++] = rows[i];
+        ns_feature_std *st = k == 0 ? ss : as;
+        ns_feature_std_fit(st, f[k], rows, u);
+        ns_status rc = ns_feature_std_apply(st, k == 0 ? &in->state : &in->action, side[k], err);
+        if (rc) {
+            free(rows);
+            return rc;
+        }
+    }
+    free(rows);
+    return NS_OK;
+}
+
+static void put_floats(ns_buf *b, const float *x, int n)
+{
+    ns_buf_putc(b, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) ns_buf_puts(b, ", ");
+        ns_json_put_num(b, x[i]);
+    }
+    ns_buf_putc(b, ']');
+}
+
+static void put_std(ns_buf *b, const ns_feature_std *s)
+{
+    if (!s || s->dim == 0) {
+        ns_buf_puts(b, "null");
+        return;
+    }
+    ns_buf_puts(b, "{\"mean\": ");
+    put_floats(b, s->mean, s->dim);
+    ns_buf_puts(b, ", \"scale\": ");
+    put_floats(b, s->scale, s->dim);
+    ns_buf_putc(b, '}');
+}
+
+/* Reads {"mean": [...], "scale": [...]} (or null / absent: dim 0). */
+static ns_status get_std(const ns_json *v, ns_feature_std *s, const char *side, ns_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!v || v->kind == NS_JSON_NULL) return NS_OK;
+    const ns_json *m = v->kind == NS_JSON_OBJECT ? ns_json_get(v, "mean") : NULL;
+    const ns_json *c = v->kind == NS_JSON_OBJECT ? ns_json_get(v, "scale") : NULL;
+    if (!m || !c || m->kind != NS_JSON_ARRAY || c->kind != NS_JSON_ARRAY || m->n != c->n || m->n == 0)
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                            "the checkpoint's %s standardisation is malformed (needs equal-length mean and scale)",
+                            side);
+    s->dim = m->n;
+    s->mean = ns_xmalloc((size_t)s->dim * sizeof(float));
+    s->scale = ns_xmalloc((size_t)s->dim * sizeof(float));
+    for (int i = 0; i < s->dim; i++) {
+        if (m->items[i].kind != NS_JSON_NUMBER || c->items[i].kind != NS_JSON_NUMBER) {
+            ns_feature_std_free(s);
+            return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the checkpoint's %s standardisation holds a non-number",
+                                side);
+        }
+        s->mean[i] = (float)m->items[i].number;
+        s->scale[i] = (float)c->items[i].number;
+    }
+    return NS_OK;
+}
+
+void ns_world_features_json(ns_buf *b, const char *state_spec, const char *action_spec, const ns_vocab *sv,
+                            const ns_vocab *av, const ns_feature_std *ss, const ns_feature_std *as)
+{
+    ns_buf_puts(b, "{\"state\": ");
+    ns_json_put_str(b, state_spec);
+    ns_buf_puts(b, ", \"action\": ");
+    ns_json_put_str(b, action_spec);
+    ns_buf_puts(b, ",\n  \"state_vocab\": ");
+    put_vocab(b, !strcmp(state_spec, "builtin") ? sv : NULL);
+    ns_buf_puts(b, ",\n  \"action_vocab\": ");
+    put_vocab(b, !strcmp(action_spec, "builtin") ? av : NULL);
+    ns_buf_puts(b, ",\n  \"standardize\": {\"state\": ");
+    put_std(b, ss);
+    ns_buf_puts(b, ", \"action\": ");
+    put_std(b, as);
+    ns_buf_puts(b, "}}");
+}
+
+ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv, ns_vocab *av,
+                                  ns_feature_std *ss, ns_feature_std *as, ns_error *err)
+{
+    *state_spec = *action_spec = NULL;
+    ns_vocab_init(sv);
+    ns_vocab_init(av);
+    if (ss) memset(ss, 0, sizeof *ss);
+    if (as) memset(as, 0, sizeof *as);
+    ns_json j;
+    ns_status st = ns_json_parse(&j, meta, strlen(meta), "checkpoint meta", err);
+    if (st) return st;
+    const ns_json *f = ns_json_get(&j, "features");
+    const char *s = NULL, *a = NULL;
+    if (!f || f->kind != NS_JSON_OBJECT || !ns_json_get_str(f, "state", &s) || !ns_json_get_str(f, "action", &a)) {
+        ns_json_free(&j);
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the checkpoint records no feature sources");
+    }
+    *state_spec = ns_xstrdup(s);
+    *action_spec = ns_xstrdup(a);
+    const char *keys[2] = {"state_vocab", "action_vocab"};
+    ns_vocab *vs[2] = {sv, av};
+    for (int k = 0; k < 2; k++) {
+        const ns_json *v = ns_json_get(f, keys[k]);
+        if (!v || v->kind != NS_JSON_ARRAY) continue;
+        for (int i = 0; i < v->n; i++)
+            if (v->items[i].kind == NS_JSON_STRING) ns_vocab_add(vs[k], v->items[i].string);
+    }
+    const ns_json *z = ns_json_get(f, "standardize");
+    if (z && z->kind == NS_JSON_OBJECT) {
+        if (ss) st = get_std(ns_json_get(z, "state"), ss, "state", err);
+        if (!st && as) st = get_std(ns_json_get(z, "action"), as, "action", err);
+    }
+    ns_json_free(&j);
+    return st;
+}

@@ -1,0 +1,496 @@
+/* planner.c — beam decoding and model-guided search over γ (see planner.h). */
+#include "nextstate/planner/planner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nextstate/core/search.h"
+#include "nextstate/core/state.h"
+#include "nextstate/core/succgen.h"
+#include "nextstate/util/util.h"
+
+void ns_planner_opts_default(ns_planner_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->algo = NS_PLAN_BEAM;
+    o->width = 3;
+}
+
+int ns_planner_algo_parse(const char *name)
+{
+    if (!strcmp(name, "beam")) return NS_PLAN_BEAM;
+    if (!strcmp(name, "restart")) return NS_PLAN_RESTART;
+    if (!strcmp(name, "search")) return NS_PLAN_SEARCH;
+    if (!strcmp(name, "guided")) return NS_PLAN_GUIDED;
+    return -1;
+}
+
+const char *ns_planner_algo_name(ns_planner_algo a)
+{
+    static const char *const names[] = {"beam", "restart", "search", "guided"};
+    return names[a];
+}
+
+void ns_planner_result_free(ns_planner_result *r)
+{
+    free(r->plan);
+    r->plan = NULL;
+}
+
+/* A node of a path tree: the state reached by op from parent. */
+typedef struct node {
+    int parent, op, depth;
+    uint32_t sid;
+    double key;
+    long rs; /* offset of the recurrent state after this node's step, -1 before */
+} node;
+
+typedef struct ctx {
+    const ns_predictor *m;
+    const ns_task *t;
+    ns_planner_result *r;
+    ns_succgen sg;
+    ns_registry reg;
+    ns_encoder enc;
+    ns_predictor_ws *ws;
+    size_t D, RS;
+    float *phi_g, *phi, *next, *phic;
+    int *apps;
+    ns_word *succ;
+    node *nodes;
+    size_t nnodes, ncap;
+    float *rs;
+    size_t rs_n, rs_cap;
+    double t0, deadline;
+    int *pa, *pb; /* path scratch [depth cap] */
+    uint32_t *layer_mark; /* diverse beams: state id -> stamp of the last layer that took it */
+    size_t mark_cap;
+    uint32_t stamp;
+    size_t pcap;
+} ctx;
+
+static long push_node(ctx *c, node n)
+{
+    NS_GROW(c->nodes, c->ncap, c->nnodes + 1);
+    c->nodes[c->nnodes] = n;
+    return (long)c->nnodes++;
+}
+
+static bool timed_out(const ctx *c) { return c->deadline > 0 && ns_cpu_now() > c->deadline; }
+
+/* Runs the model at node ni: φ(s) into c->phi, the prediction into c->next,
+ * and the node's recurrent state stored. */
+static ns_status predict_at(ctx *c, long ni, ns_error *err)
+{
+    node *n = &c->nodes[ni];
+    double t0 = ns_cpu_now();
+    ns_encoder_state(&c->enc, ns_registry_get(&c->reg, n->sid), c->phi);
+    const float *rin = NULL;
+    float *rout = NULL;
+    if (c->RS) {
+        NS_GROW(c->rs, c->rs_cap, c->rs_n + c->RS);
+        rout = c->rs + c->rs_n;
+        rin = n->parent >= 0 ? c->rs + c->nodes[n->parent].rs : NULL; /* rs may have moved */
+        c->nodes[ni].rs = (long)c->rs_n;
+        c->rs_n += c->RS;
+    }
+    ns_status st = ns_predictor_step(c->m, c->ws, c->phi, c->phi_g, rin, rout, c->next, err);
+    c->r->predictions++;
+    c->r->model_seconds += ns_cpu_now() - t0;
+    return st;
+}
+
+/* Cost of successor state s against the current prediction. */
+static float score(ctx *c, const ns_word *s)
+{
+    double t0 = ns_cpu_now();
+    ns_encoder_state(&c->enc, s, c->phic);
+    float v = ns_predictor_cost(c->m, c->next, c->phic);
+    c->r->model_seconds += ns_cpu_now() - t0;
+    return v;
+}
+
+static void extract_plan(ctx *c, long ni)
+{
+    int len = c->nodes[ni].depth;
+    c->r->plan = ns_xcalloc((size_t)len + 1, sizeof(int));
+    c->r->plan_len = len;
+    for (long k = ni; c->nodes[k].parent >= 0; k = c->nodes[k].parent) c->r->plan[c->nodes[k].depth - 1] = c->nodes[k].op;
+}
+
+static bool on_path(const ctx *c, long ni, uint32_t sid)
+{
+    for (long k = ni; k >= 0; k = c->nodes[k].parent)
+        if (c->nodes[k].sid == sid) return true;
+    return false;
+}
+
+/* ---- beam ------------------------------------------------------------------------ */
+
+typedef struct cand {
+    long parent;
+    int op;
+    uint32_t sid;
+    double key;
+} cand;
+
+/* Operators from the root to node ni (then op), into buf; returns the length. */
+static int path_ops(ctx *c, long ni, int op, int *buf)
+{
+    int len = c->nodes[ni].depth + 1;
+    buf[len - 1] = op;
+    for (long k = ni; c->nodes[k].parent >= 0; k = c->nodes[k].parent) buf[c->nodes[k].depth - 1] = c->nodes[k].op;
+    return len;
+}
+
+/* (key, plan) order: the plan compared operator by operator (id order is
+ * name order). */
+static int cand_cmp(ctx *c, const cand *a, const cand *b)
+{
+    if (a->key < b->key) return -1;
+    if (a->key > b->key) return 1;
+    int la = path_ops(c, a->parent, a->op, c->pa), lb = path_ops(c, b->parent, b->op, c->pb);
+    for (int i = 0; i < la && i < lb; i++)
+        if (c->pa[i] != c->pb[i]) return c->pa[i] < c->pb[i] ? -1 : 1;
+    return la < lb ? -1 : la > lb;
+}
+
+static void cand_sort(ctx *c, cand *v, cand *tmp, size_t n)
+{
+    if (n < 2) return;
+    size_t h = n / 2;
+    cand_sort(c, v, tmp, h);
+    cand_sort(c, v + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = cand_cmp(c, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+    while (i < h) tmp[k++] = v[i++];
+    while (j < n) tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof(cand));
+}
+
+/* One beam search of width W.  NS_OK with a plan, NS_INCOMPLETE when the
+ * step cap is hit or no candidate is left (*dropped tells whether some step
+ * had to drop candidates), NS_OUT_OF_TIME.  diverse (restarts): a state
+ * enters a layer once (its best path), and a goal is taken as soon as it is
+ * generated. */
+static ns_status beam(ctx *c, int W, int max_steps, bool diverse, bool *dropped, ns_error *err)
+{
+    *dropped = false;
+    c->nnodes = 0;
+    c->rs_n = 0;
+    size_t W_ = (size_t)W;
+    long *bm = ns_xcalloc(W_, sizeof(long));
+    size_t nb = 1;
+    bm[0] = push_node(c, (node){-1, -1, 0, 0, 0.0, -1});
+    cand *cv = NULL, *tmp = NULL;
+    size_t ccap = 0, tcap = 0;
+    ns_status st = NS_INCOMPLETE;
+    for (int step = 0;; step++) {
+        bool done = false;
+        for (size_t i = 0; i < nb && !done; i++)
+            if (ns_task_is_goal(c->t, ns_registry_get(&c->reg, c->nodes[bm[i]].sid))) {
+                extract_plan(c, bm[i]);
+                st = NS_OK;
+                done = true;
+            }
+        if (done || step >= max_steps) break;
+        if (timed_out(c)) {
+            st = NS_OUT_OF_TIME;
+            break;
+        }
+        size_t nc = 0;
+        for (size_t i = 0; i < nb; i++) {
+            long ni = bm[i];
+            if (timed_out(c)) {
+                st = NS_OUT_OF_TIME;
+                break;
+            }
+            st = predict_at(c, ni, err);
+            if (st != NS_OK) break;
+            st = NS_INCOMPLETE;
+            c->r->expanded++;
+            const ns_word *s = ns_registry_get(&c->reg, c->nodes[ni].sid);
+            int na = ns_succgen_applicable(&c->sg, s, c->apps);
+            for (int k = 0; k < na; k++) {
+                ns_task_apply(c->t, c->apps[k], ns_registry_get(&c->reg, c->nodes[ni].sid), c->succ);
+                bool fresh;
+                uint32_t sid = ns_registry_insert(&c->reg, c->succ, &fresh);
+                if (!fresh && on_path(c, ni, sid)) continue;
+                float v = score(c, c->succ);
+                NS_GROW(cv, ccap, nc + 1);
+                cv[nc++] = (cand){ni, c->apps[k], sid, c->nodes[ni].key + (double)v};
+            }
+        }
+        if (st != NS_INCOMPLETE) break;
+        if (nc == 0) break;
+        if (c->pcap < (size_t)step + 2) {
+            c->pcap = 2 * ((size_t)step + 2);
+            c->pa = ns_xrealloc(c->pa, c->pcap * sizeof(int));
+            c->pb = ns_xrealloc(c->pb, c->pcap * sizeof(int));
+        }
+        NS_GROW(tmp, tcap, nc);
+        cand_sort(c, cv, tmp, nc);
+        if (diverse) {
+            /* the first (best) path to each state only */
+            size_t k = 0, old = c->mark_cap;
+            NS_GROW(c->layer_mark, c->mark_cap, (size_t)c->reg.n);
+            memset(c->layer_mark + old, 0, (c->mark_cap - old) * sizeof(uint32_t));
+            uint32_t stamp = ++c->stamp;
+            for (size_t i = 0; i < nc; i++) {
+                if (c->layer_mark[cv[i].sid] == stamp) continue;
+                c->layer_mark[cv[i].sid] = stamp;
+                cv[k++] = cv[i];
+            }
+            nc = k;
+            for (size_t i = 0; i < nc; i++)
+                if (ns_task_is_goal(c->t, ns_registry_get(&c->reg, cv[i].sid))) {
+                    cv[0] = cv[i];
+                    nc = 1;
+                    break;
+                }
+        }
+        if (nc > W_) *dropped = true;
+        nb = nc < W_ ? nc : W_;
+        for (size_t i = 0; i < nb; i++) {
+            const node *p = &c->nodes[cv[i].parent];
+            bm[i] = push_node(c, (node){(int)cv[i].parent, cv[i].op, p->depth + 1, cv[i].sid, cv[i].key, -1});
+        }
+    }
+    free(bm);
+    free(cv);
+    free(tmp);
+    return st;
+}
+
+/* ---- best-first search on regret --------------------------------------------------- */
+
+typedef struct hitem {
+    double key;
+    int depth;
+    long seq, node;
+} hitem;
+
+static bool h_less(const hitem *a, const hitem *b)
+{
+    if (a->key != b->key) return a->key < b->key;
+    if (a->depth != b->depth) return a->depth > b->depth;
+    return a->seq < b->seq;
+}
+
+typedef struct heap {
+    hitem *v;
+    size_t n, cap;
+} heap;
+
+static void heap_push(heap *h, hitem x)
+{
+    NS_GROW(h->v, h->cap, h->n + 1);
+    size_t i = h->n++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!h_less(&x, &h->v[p])) break;
+        h->v[i] = h->v[p];
+        i = p;
+    }
+    h->v[i] = x;
+}
+
+static hitem heap_pop(heap *h)
+{
+    hitem top = h->v[0], x = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        const hitem *best = &x;
+        if (l < h->n && h_less(&h->v[l], best)) m = l, best = &h->v[l];
+        if (r < h->n && h_less(&h->v[r], best)) m = r;
+        if (m == i) break;
+        h->v[i] = h->v[m];
+        i = m;
+    }
+    if (h->n) h->v[i] = x;
+    return top;
+}
+
+static ns_status search(ctx *c, size_t memory_limit, ns_error *err)
+{
+    heap h = {0};
+    long seq = 0;
+    bool fresh;
+    uint32_t root = ns_registry_insert(&c->reg, c->t->init, &fresh);
+    heap_push(&h, (hitem){0.0, 0, seq++, push_node(c, (node){-1, -1, 0, root, 0.0, -1})});
+    float *costs = ns_xcalloc((size_t)c->t->nops + 1, sizeof(float));
+    uint32_t *sids = ns_xcalloc((size_t)c->t->nops + 1, sizeof(uint32_t));
+    ns_status st = NS_UNSOLVABLE;
+    while (h.n) {
+        hitem it = heap_pop(&h);
+        long ni = it.node;
+        if (ns_task_is_goal(c->t, ns_registry_get(&c->reg, c->nodes[ni].sid))) {
+            extract_plan(c, ni);
+            st = NS_OK;
+            break;
+        }
+        if ((c->r->expanded & 63) == 0 && timed_out(c)) {
+            st = NS_OUT_OF_TIME;
+            break;
+        }
+        if (memory_limit && ns_registry_bytes(&c->reg) + c->ncap * sizeof(node) + h.cap * sizeof(hitem) +
+                                    c->rs_cap * sizeof(float) > memory_limit) {
+            st = NS_OUT_OF_MEMORY;
+            break;
+        }
+        st = predict_at(c, ni, err);
+        if (st != NS_OK) break;
+        st = NS_UNSOLVABLE;
+        c->r->expanded++;
+        int na = ns_succgen_applicable(&c->sg, ns_registry_get(&c->reg, c->nodes[ni].sid), c->apps);
+        int nk = 0;
+        float best = INFINITY;
+        for (int k = 0; k < na; k++) {
+            ns_task_apply(c->t, c->apps[k], ns_registry_get(&c->reg, c->nodes[ni].sid), c->succ);
+            uint32_t sid = ns_registry_insert(&c->reg, c->succ, &fresh);
+            if (!fresh) continue;
+            costs[nk] = score(c, c->succ);
+            if (costs[nk] < best) best = costs[nk];
+            sids[nk] = sid;
+            c->apps[nk++] = c->apps[k];
+        }
+        double key = c->nodes[ni].key;
+        int depth = c->nodes[ni].depth + 1;
+        for (int k = 0; k < nk; k++) {
+            double ck = key + (double)(costs[k] - best);
+            long child = push_node(c, (node){(int)ni, c->apps[k], depth, sids[k], ck, -1});
+            heap_push(&h, (hitem){ck, depth, seq++, child});
+        }
+    }
+    free(h.v);
+    free(costs);
+    free(sids);
+    return st;
+}
+
+/* ---- GBFS with the model's preferred successors ------------------------------------ */
+
+typedef struct guide {
+    ctx *c;
+    ns_error *err;
+    ns_status st;
+    float *costs;
+} guide;
+
+static int model_preferred(void *vg, const ns_word *s, const int *ops, int nops, int *out)
+{
+    guide *g = vg;
+    ctx *c = g->c;
+    if (g->st != NS_OK || nops == 0) return 0;
+    double t0 = ns_cpu_now();
+    ns_encoder_state(&c->enc, s, c->phi);
+    g->st = ns_predictor_step(c->m, c->ws, c->phi, c->phi_g, NULL, NULL, c->next, g->err);
+    c->r->predictions++;
+    c->r->expanded++;
+    c->r->model_seconds += ns_cpu_now() - t0;
+    if (g->st != NS_OK) return 0;
+    float best = INFINITY;
+    for (int k = 0; k < nops; k++) {
+        ns_task_apply(c->t, ops[k], s, c->succ);
+        g->costs[k] = score(c, c->succ);
+        if (g->costs[k] < best) best = g->costs[k];
+    }
+    int n = 0;
+    for (int k = 0; k < nops; k++)
+        if (g->costs[k] <= best + 1e-6f) out[n++] = ops[k];
+    return n;
+}
+
+static ns_status guided(ctx *c, const ns_planner_opts *o, ns_error *err)
+{
+    if (c->RS)
+        return ns_error_set(err, NS_ERR_UNSUPPORTED, NULL, 0, 0,
+                            "guided search needs a model without recurrent state (XGBoost), not an LSTM");
+    guide g = {c, err, NS_OK, ns_xcalloc((size_t)c->t->nops + 1, sizeof(float))};
+    ns_search_opts so;
+    ns_search_opts_default(&so);
+    so.algo = NS_SEARCH_GBFS;
+    so.heuristic = NS_H_FF;
+    so.preferred = true;
+    so.preferred_fn = model_preferred;
+    so.preferred_ctx = &g;
+    if (o->time_limit > 0) { /* what is left of the limit; never 0, which would mean none */
+        so.time_limit = o->time_limit - (ns_cpu_now() - c->t0);
+        if (so.time_limit < 1e-3) so.time_limit = 1e-3;
+    }
+    so.memory_limit = o->memory_limit;
+    ns_search_result sr;
+    ns_status st = ns_search(c->t, &so, &sr);
+    free(g.costs);
+    if (g.st != NS_OK) st = g.st;
+    else if (st == NS_OK) {
+        c->r->plan = ns_xcalloc((size_t)sr.plan_len + 1, sizeof(int));
+        memcpy(c->r->plan, sr.plan, sizeof(int) * (size_t)sr.plan_len);
+        c->r->plan_len = sr.plan_len;
+    }
+    ns_search_result_free(&sr);
+    return st;
+}
+
+/* ---- entry ----------------------------------------------------------------------------- */
+
+static int count_objects(const ns_task *t) { return t->problem ? t->problem->nobjects : 0; }
+
+ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
+                          ns_error *err)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = ns_cpu_now();
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.t = t;
+    c.r = r;
+    ns_status st = ns_encoder_init(&c.enc, &m->enc, t, err);
+    if (st != NS_OK) {
+        r->status = st;
+        return st;
+    }
+    c.D = (size_t)m->dim;
+    c.RS = ns_predictor_rstate_floats(m);
+    c.ws = ns_predictor_ws_new(m);
+    c.phi_g = ns_xcalloc(c.D, sizeof(float));
+    c.phi = ns_xcalloc(c.D, sizeof(float));
+    c.phic = ns_xcalloc(c.D, sizeof(float));
+    c.next = ns_xcalloc(c.D, sizeof(float));
+    c.apps = ns_xcalloc((size_t)t->nops + 1, sizeof(int));
+    c.succ = ns_xcalloc((size_t)t->nwords + 1, sizeof(ns_word));
+    ns_encoder_goal(&c.enc, c.phi_g);
+    ns_succgen_init(&c.sg, t);
+    ns_registry_init(&c.reg, t->nwords);
+    c.t0 = t0;
+    c.deadline = o->time_limit > 0 ? t0 + o->time_limit : 0;
+    int max_steps = o->max_steps > 0 ? o->max_steps : 10 * count_objects(t);
+    if (o->max_steps <= 0 && max_steps < 100) max_steps = 100;
+    int W = o->width > 0 ? o->width : 3;
+    bool dropped;
+    bool fresh;
+    if (o->algo == NS_PLAN_SEARCH) {
+        st = search(&c, o->memory_limit, err);
+    } else if (o->algo == NS_PLAN_GUIDED) {
+        st = guided(&c, o, err);
+    } else {
+        ns_registry_insert(&c.reg, t->init, &fresh);
+        for (;;) {
+            st = beam(&c, W, max_steps, o->algo == NS_PLAN_RESTART, &dropped, err);
+            r->width = W;
+            if (o->algo == NS_PLAN_BEAM || st != NS_INCOMPLETE || !dropped || W > (1 << 24) / 4) break;
+            W *= 4;
+        }
+    }
+    free(c.phi_g), free(c.phi), free(c.phic), free(c.next), free(c.apps), free(c.succ);
+    free(c.nodes), free(c.rs), free(c.pa), free(c.pb), free(c.layer_mark);
+    ns_predictor_ws_free(c.ws);
+    ns_succgen_free(&c.sg);
+    ns_registry_free(&c.reg);
+    ns_encoder_free(&c.enc);
+    r->status = st;
+    r->seconds = ns_cpu_now() - t0;
+    return st;
+}

@@ -1,0 +1,400 @@
+/* util.c — allocation, buffers, hashing, random numbers, files. */
+#include "nextstate/util/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "nextstate: out of memory (allocating %zu bytes)\n", n);
+    exit(NS_OUT_OF_MEMORY);
+}
+
+void *ns_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) oom(n);
+    return p;
+}
+
+void *ns_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom(n * size);
+    return p;
+}
+
+void *ns_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) oom(n);
+    return q;
+}
+
+char *ns_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = ns_xmalloc(n);
+    memcpy(p, s, n);
+    return p;
+}
+
+void ns_grow(void **arr, size_t *cap, size_t need, size_t sz)
+{
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 8;
+    while (c < need) c *= 2;
+    *arr = ns_xrealloc(*arr, c * sz);
+    *cap = c;
+}
+
+void ns_buf_init(ns_buf *b)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+    NS_GROW(b->data, b->cap, 64);
+    b->data[0] = '\0';
+}
+
+void ns_buf_free(ns_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void ns_buf_put(ns_buf *b, const void *p, size_t n)
+{
+    NS_GROW(b->data, b->cap, b->len + n + 1);
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void ns_buf_putc(ns_buf *b, char c) { ns_buf_put(b, &c, 1); }
+void ns_buf_puts(ns_buf *b, const char *s) { ns_buf_put(b, s, strlen(s)); }
+
+void ns_buf_printf(ns_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    NS_GROW(b->data, b->cap, b->len + (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+uint64_t ns_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+    const unsigned char *s = p;
+    uint64_t h = seed ^ (0x9e3779b97f4a7c15ULL * (n + 1));
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = ns_hash_mix(h ^ w) + 0x9e3779b97f4a7c15ULL;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)s[i] << (8 * i);
+    return ns_hash_mix(h ^ w ^ (n << 56));
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void ns_rng_seed(ns_rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t ns_rng_next(ns_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint64_t ns_rng_below(ns_rng *r, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do x = ns_rng_next(r);
+    while (x >= limit);
+    return x % n;
+}
+
+double ns_rng_double(ns_rng *r)
+{
+    return (double)(ns_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void ns_rng_shuffle_int(ns_rng *r, int *a, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)ns_rng_below(r, i);
+        int t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+double ns_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double ns_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    ns_buf b;
+    ns_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) ns_buf_put(&b, chunk, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        ns_buf_free(&b);
+        return ns_error_set(err, NS_ERR_IO, path, 0, 0, "read error");
+    }
+    *out = b.data;
+    if (len) *len = b.len;
+    return NS_OK;
+}
+
+ns_status ns_write_file_atomic(const char *path, const void *data, size_t len, ns_error *err)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = ns_xmalloc(n);
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+        free(tmp);
+        return NS_ERR_IO;
+    }
+    size_t w = fwrite(data, 1, len, f);
+    int bad = (w != len) | (fflush(f) != 0) | (fsync(fileno(f)) != 0);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+        remove(tmp);
+        free(tmp);
+        return NS_ERR_IO;
+    }
+    free(tmp);
+    return NS_OK;
+}
+
+bool ns_streq_ci(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
+    return *a == *b;
+}
+
+void ns_strmap_init(ns_strmap *m)
+{
+    m->n = 0;
+    m->mask = 15;
+    m->keys = ns_xcalloc(m->mask + 1, sizeof *m->keys);
+    m->vals = ns_xcalloc(m->mask + 1, sizeof *m->vals);
+}
+
+void ns_strmap_free(ns_strmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t strmap_slot(const ns_strmap *m, const char *key)
+{
+    size_t i = (size_t)ns_hash_bytes(key, strlen(key), 0) & m->mask;
+    while (m->keys[i] && strcmp(m->keys[i], key) != 0) i = (i + 1) & m->mask;
+    return i;
+}
+
+int ns_strmap_put(ns_strmap *m, const char *key, int val)
+{
+    if ((m->n + 1) * 10 > (m->mask + 1) * 7) {
+        ns_strmap old = *m;
+        m->mask = old.mask * 2 + 1;
+        m->keys = ns_xcalloc(m->mask + 1, sizeof *m->keys);
+        m->vals = ns_xcalloc(m->mask + 1, sizeof *m->vals);
+        for (size_t i = 0; i <= old.mask; i++)
+            if (old.keys[i]) {
+                size_t j = strmap_slot(m, old.keys[i]);
+                m->keys[j] = old.keys[i];
+                m->vals[j] = old.vals[i];
+            }
+        free(old.keys);
+        free(old.vals);
+    }
+    size_t i = strmap_slot(m, key);
+    if (m->keys[i]) {
+        int prev = m->vals[i];
+        m->vals[i] = val;
+        return prev;
+    }
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return -1;
+}
+
+int ns_strmap_get(const ns_strmap *m, const char *key)
+{
+    size_t i = strmap_slot(m, key);
+    return m->keys[i] ? m->vals[i] : -1;
+}
+
+void ns_tupleset_init(ns_tupleset *s)
+{
+    memset(s, 0, sizeof *s);
+    s->mask = 63;
+    s->table = ns_xmalloc(sizeof(int) * (s->mask + 1));
+    memset(s->table, 0xff, sizeof(int) * (s->mask + 1));
+}
+
+void ns_tupleset_free(ns_tupleset *s)
+{
+    free(s->pool);
+    free(s->off);
+    free(s->table);
+    memset(s, 0, sizeof *s);
+}
+
+static uint64_t tuple_hash(const int *t, int len)
+{
+    return ns_hash_bytes(t, sizeof(int) * (size_t)len, (uint64_t)len);
+}
+
+static size_t tuple_slot(const ns_tupleset *s, const int *t, int len, uint64_t h)
+{
+    size_t i = (size_t)h & s->mask;
+    for (;;) {
+        int id = s->table[i];
+        if (id < 0) return i;
+        const int *u = s->pool + s->off[id];
+        if (u[0] == len && memcmp(u + 1, t, sizeof(int) * (size_t)len) == 0) return i;
+        i = (i + 1) & s->mask;
+    }
+}
+
+int ns_tupleset_find(const ns_tupleset *s, const int *t, int len)
+{
+    return s->table[tuple_slot(s, t, len, tuple_hash(t, len))];
+}
+
+int ns_tupleset_insert(ns_tupleset *s, const int *t, int len, bool *is_new)
+{
+    uint64_t h = tuple_hash(t, len);
+    size_t slot = tuple_slot(s, t, len, h);
+    if (s->table[slot] >= 0) {
+        if (is_new) *is_new = false;
+        return s->table[slot];
+    }
+    if (is_new) *is_new = true;
+    NS_GROW(s->pool, s->pool_cap, s->pool_len + (size_t)len + 1);
+    NS_GROW(s->off, s->off_cap, (size_t)s->n + 1);
+    s->off[s->n] = s->pool_len;
+    s->pool[s->pool_len] = len;
+    memcpy(s->pool + s->pool_len + 1, t, sizeof(int) * (size_t)len);
+    s->pool_len += (size_t)len + 1;
+    int id = s->n++;
+    s->table[slot] = id;
+    if ((size_t)s->n * 10 > (s->mask + 1) * 7) {
+        free(s->table);
+        s->mask = s->mask * 2 + 1;
+        s->table = ns_xmalloc(sizeof(int) * (s->mask + 1));
+        memset(s->table, 0xff, sizeof(int) * (s->mask + 1));
+        for (int i = 0; i < s->n; i++) {
+            int l;
+            const int *u = ns_tupleset_get(s, i, &l);
+            s->table[tuple_slot(s, u, l, tuple_hash(u, l))] = i;
+        }
+    }
+    return id;
+}
+
+void ns_progress_init(ns_progress *p, bool want, const char *label)
+{
+    p->on = want && isatty(2);
+    p->last = 0;
+    p->start = ns_now();
+    p->label = label;
+}
+
+void ns_progress_update(ns_progress *p, long done, long total, const char *what)
+{
+    if (!p->on) return;
+    double now = ns_now();
+    if (now - p->last < 0.1 && done < total) return;
+    p->last = now;
+    fprintf(stderr, "\r\033[K%s [%ld/%ld] %.1fs %s", p->label, done, total, now - p->start, what ? what : "");
+    fflush(stderr);
+}
+
+void ns_progress_done(ns_progress *p)
+{
+    if (!p->on) return;
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+}
+
+ns_status ns_mkdir_p(const char *path, ns_error *err)
+{
+    char *buf = ns_xstrdup(path);
+    for (char *q = buf + 1;; q++) {
+        if (*q == '/' || *q == '\0') {
+            char c = *q;
+            *q = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                ns_error_set(err, NS_ERR_IO, buf, 0, 0, "cannot create directory: %s", strerror(errno));
+                free(buf);
+                return NS_ERR_IO;
+            }
+            *q = c;
+            if (c == '\0') break;
+        }
+    }
+    free(buf);
+    return NS_OK;
+}
