@@ -7,27 +7,13 @@
 #include "nextstate/core/pddl.h"
 #include "nextstate/core/task.h"
 
-/* A domain + problem + grounded task loaded together. */
-typedef struct cli_task {
-    ns_domain domain;
-    ns_problem problem;
-    ns_task task;
-    double ground_seconds;
-} cli_task;
+/* A domain + problem + grounded task loaded together (ns_task_load). */
+typedef ns_loaded_task cli_task;
 
-/* Loads and grounds; prints "file:line:col: message" and returns the exit
- * code on failure (0 on success). */
+/* ns_task_load; prints "file:line:col: message" and returns the exit code on
+ * failure (0 on success), and a warning for ignored init atoms. */
 int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_path);
 void cli_task_free(cli_task *ct);
-
-struct ns_split;
-struct ns_dataset;
-/* Loads the datasets a split refers to (in its order) and checks the split
- * against them.  *dss / *ds are allocated; *loaded counts the datasets to
- * free with cli_split_datasets_free, also after an error. */
-ns_status cli_split_datasets(const struct ns_split *sp, struct ns_dataset **dss, const struct ns_dataset ***ds,
-                             int *loaded, ns_error *err);
-void cli_split_datasets_free(struct ns_dataset *dss, const struct ns_dataset **ds, int loaded);
 
 /* Do two paths name the same file or directory? */
 bool cli_same_dir(const char *x, const char *y);
@@ -50,6 +36,9 @@ int cmd_validate(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_ground(int argc, char **argv);
 int cmd_data(int argc, char **argv);
+/* `data export`, `data plans` (cmd_data_export.c); argv[0] is the subcommand */
+int cli_data_export(int argc, char **argv);
+int cli_data_plans(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
 int cmd_encode(int argc, char **argv);

@@ -752,3 +752,31 @@ void ns_task_op_str(const ns_task *t, int op, ns_buf *b)
     }
     ns_buf_putc(b, ')');
 }
+
+ns_status ns_task_load(ns_loaded_task *lt, const char *domain_path, const char *problem_path, ns_error *err)
+{
+    memset(lt, 0, sizeof *lt);
+    ns_status st = ns_domain_read(&lt->domain, domain_path, err);
+    if (st != NS_OK) return st;
+    st = ns_problem_read(&lt->problem, &lt->domain, problem_path, err);
+    if (st != NS_OK) {
+        ns_domain_free(&lt->domain);
+        return st;
+    }
+    double t0 = ns_now();
+    st = ns_task_ground(&lt->task, &lt->domain, &lt->problem, err);
+    if (st != NS_OK) {
+        ns_problem_free(&lt->problem);
+        ns_domain_free(&lt->domain);
+        return st;
+    }
+    lt->ground_seconds = ns_now() - t0;
+    return NS_OK;
+}
+
+void ns_loaded_task_free(ns_loaded_task *lt)
+{
+    ns_task_free(&lt->task);
+    ns_problem_free(&lt->problem);
+    ns_domain_free(&lt->domain);
+}

@@ -1011,3 +1011,30 @@ ns_status ns_size_split_read(const char *root, char **names[4], int n[4], ns_err
     }
     return NS_OK;
 }
+
+ns_status ns_split_open(ns_split_data *sd, const char *dir, ns_error *err)
+{
+    memset(sd, 0, sizeof *sd);
+    ns_status st = ns_split_load(&sd->split, dir, err);
+    if (st != NS_OK) return st;
+    int n = sd->split.ndatasets;
+    sd->dss = ns_xcalloc((size_t)n + 1, sizeof *sd->dss);
+    sd->ds = ns_xcalloc((size_t)n + 1, sizeof *sd->ds);
+    for (; sd->ndatasets < n && st == NS_OK; sd->ndatasets++) {
+        st = ns_dataset_load(&sd->dss[sd->ndatasets], sd->split.sources[sd->ndatasets].dir, err);
+        if (st != NS_OK) break;
+        sd->ds[sd->ndatasets] = &sd->dss[sd->ndatasets];
+    }
+    if (st == NS_OK) st = ns_split_check(&sd->split, sd->ds, n, err);
+    if (st != NS_OK) ns_split_data_free(sd);
+    return st;
+}
+
+void ns_split_data_free(ns_split_data *sd)
+{
+    for (int d = 0; d < sd->ndatasets; d++) ns_dataset_free(&sd->dss[d]);
+    free(sd->dss);
+    free(sd->ds);
+    ns_split_free(&sd->split);
+    memset(sd, 0, sizeof *sd);
+}

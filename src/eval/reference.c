@@ -1,6 +1,8 @@
 /* reference.c — identity, offset and lifted STRIPS reference methods (see
  * reference.h). */
 #include "nextstate/eval/reference.h"
+#include "nextstate/eval/world_data.h"
+#include "nextstate/util/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -607,4 +609,66 @@ ns_status ns_ref_eval(const ns_ref_model *m, const ns_refs *refs, const int64_t 
     free(cuni);
     r->seconds = ns_now() - t0;
     return NS_OK;
+}
+
+/* ---- one run ---- */
+
+ns_status ns_ref_run(const char *split_dir, ns_ref_method m, const char *state_spec, bool dev, uint64_t seed,
+                     ns_ref_report *rep, ns_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    ns_world_data wd;
+    ns_status st = ns_world_data_open(&wd, split_dir, state_spec, "builtin", false, false, err);
+    if (st != NS_OK) return st;
+    ns_world_list l;
+    ns_ref_model *model = NULL;
+    st = ns_world_data_list(&wd, dev, seed, split_dir, &l, err);
+    if (st == NS_OK) st = ns_ref_fit(&model, m, &wd.in, &wd.sd.split.train, err);
+    if (st == NS_OK) st = ns_ref_eval(model, l.refs, l.pools, l.pool_size, seed, &rep->r, err);
+    if (st == NS_OK) {
+        rep->split_dir = ns_xstrdup(split_dir);
+        rep->state_spec = ns_xstrdup(state_spec);
+        rep->method = m;
+        rep->protocol = wd.sd.split.protocol;
+        rep->dev = dev;
+        rep->nschemas = ns_ref_nschemas(model);
+        rep->disagreements = ns_ref_disagreements(model);
+    }
+    ns_ref_free(model);
+    ns_world_list_free(&l);
+    ns_world_data_free(&wd);
+    return st;
+}
+
+void ns_ref_report_free(ns_ref_report *rep)
+{
+    free(rep->split_dir);
+    free(rep->state_spec);
+    memset(rep, 0, sizeof *rep);
+}
+
+void ns_ref_report_json(const ns_ref_report *rep, ns_buf *b)
+{
+    bool strips = rep->method == NS_REF_STRIPS;
+    ns_buf_puts(b, "{\"split\": ");
+    ns_json_put_str(b, rep->split_dir);
+    ns_buf_printf(b, ", \"method\": \"%s\", \"protocol\": \"%s\", \"on\": \"%s\", \"state_features\": ",
+                  ns_ref_method_name(rep->method), ns_protocol_name(rep->protocol), rep->dev ? "dev" : "test");
+    if (strips) ns_buf_puts(b, "null");
+    else ns_json_put_str(b, rep->state_spec);
+    if (strips)
+        ns_buf_printf(b, ", \"schemas\": %d, \"disagreements\": %lld", rep->nschemas, (long long)rep->disagreements);
+    ns_buf_puts(b, ", \"metrics\": ");
+    ns_eval_json(&rep->r, b);
+    ns_buf_puts(b, "}\n");
+}
+
+void ns_ref_report_table(const ns_ref_report *rep, ns_buf *b)
+{
+    ns_buf_printf(b, "reference %s on %s (%s, %s list)\n", ns_ref_method_name(rep->method), rep->split_dir,
+                  ns_protocol_name(rep->protocol), rep->dev ? "dev" : "test");
+    if (rep->method == NS_REF_STRIPS)
+        ns_buf_printf(b, "schemas            %d induced, %lld disagreeing observations\n", rep->nschemas,
+                      (long long)rep->disagreements);
+    ns_eval_table(&rep->r, b);
 }

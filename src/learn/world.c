@@ -1082,6 +1082,59 @@ static int find_i64(const int64_t *a, int n, int64_t x)
     return -1;
 }
 
+/* The list action loss's pairs: for each of the n transitions with other
+ * applicable actions, the true pair (row i) and up to K other applicable
+ * actions of its state (a uniform K-subset by reservoir sampling from rng),
+ * appended to pair_s / pair_a from *np on; one padded row per such
+ * transition in pad_pair (-1 padding).  Returns the rows' width (the
+ * batch's widest), *np / *nrows the pair and row counts. */
+static int sample_action_pairs(const ns_world_inputs *in, const int64_t *refs, int n, int K, ns_rng *rng,
+                               int32_t *tmp, int32_t *count, int32_t *truth, int32_t *act_rows, int64_t *pad_pair,
+                               int64_t *pair_s, int64_t *pair_a, int *np, int *nrows)
+{
+    int kmax = K + 1, P = *np, na = 0;
+    for (int i = 0; i < n; i++) {
+        int d = (int)refs[2 * i];
+        const ns_dataset *ds = in->ds[d];
+        const int32_t *tr = ns_dataset_transition(ds, refs[2 * i + 1]);
+        const int64_t *off = ds->applicable_offsets.data;
+        const int32_t *ops = ds->applicable_ops.data;
+        int m = 0, seen = 0;
+        /* tmp: positions in the state's applicable list */
+        for (int64_t k = off[tr[1]]; k < off[tr[1] + 1]; k++) {
+            if (ops[k] == tr[2]) continue;
+            if (m < K) {
+                tmp[m++] = (int32_t)(k - off[tr[1]]);
+            } else { /* reservoir sampling keeps a uniform K-subset */
+                uint64_t r = ns_rng_below(rng, (uint64_t)seen + 1);
+                if (r < (uint64_t)K) tmp[r] = (int32_t)(k - off[tr[1]]);
+            }
+            seen++;
+        }
+        if (m == 0) continue;
+        count[na] = 1 + m;
+        truth[na] = 0;
+        act_rows[na] = i;
+        pad_pair[(size_t)na * kmax] = i;
+        for (int j = 0; j < m; j++) {
+            pair_s[P] = i;
+            pair_a[P] = ns_world_applicable_arow(in, d, tr[1], off[tr[1]] + tmp[j]);
+            pad_pair[(size_t)na * kmax + 1 + j] = P++;
+        }
+        for (int j = 1 + m; j < kmax; j++) pad_pair[(size_t)na * kmax + j] = -1;
+        na++;
+    }
+    /* rows as wide as the batch's widest (the loss ignores padding; states rarely have K + 1 actions) */
+    int wide = 1;
+    for (int r = 0; r < na; r++)
+        if (count[r] > wide) wide = count[r];
+    for (int r = 1; r < na && wide < kmax; r++)
+        memmove(pad_pair + (size_t)r * wide, pad_pair + (size_t)r * kmax, (size_t)wide * sizeof *pad_pair);
+    *np = P;
+    *nrows = na;
+    return wide;
+}
+
 double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *in, const int64_t *refs, int n,
                            const ns_train_opts *o, ns_rng *rng, bool backward)
 {
@@ -1140,45 +1193,7 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
             na++;
         }
     } else if (use_act) {
-        kmax = K + 1;
-        for (int i = 0; i < n; i++) {
-            int d = (int)refs[2 * i];
-            const ns_dataset *ds = in->ds[d];
-            const int32_t *tr = ns_dataset_transition(ds, refs[2 * i + 1]);
-            const int64_t *off = ds->applicable_offsets.data;
-            const int32_t *ops = ds->applicable_ops.data;
-            int m = 0, seen = 0;
-            /* tmp: positions in the state's applicable list */
-            for (int64_t k = off[tr[1]]; k < off[tr[1] + 1]; k++) {
-                if (ops[k] == tr[2]) continue;
-                if (m < K) {
-                    tmp[m++] = (int32_t)(k - off[tr[1]]);
-                } else { /* reservoir sampling keeps a uniform K-subset */
-                    uint64_t r = ns_rng_below(rng, (uint64_t)seen + 1);
-                    if (r < (uint64_t)K) tmp[r] = (int32_t)(k - off[tr[1]]);
-                }
-                seen++;
-            }
-            if (m == 0) continue;
-            count[na] = 1 + m;
-            truth[na] = 0;
-            act_rows[na] = i;
-            pad_pair[(size_t)na * kmax] = i;
-            for (int j = 0; j < m; j++) {
-                pair_s[P] = i;
-                pair_a[P] = ns_world_applicable_arow(in, d, tr[1], off[tr[1]] + tmp[j]);
-                pad_pair[(size_t)na * kmax + 1 + j] = P++;
-            }
-            for (int j = 1 + m; j < kmax; j++) pad_pair[(size_t)na * kmax + j] = -1;
-            na++;
-        }
-        /* rows as wide as the batch's widest (the loss ignores padding; states rarely have K + 1 actions) */
-        int wide = 1;
-        for (int r = 0; r < na; r++)
-            if (count[r] > wide) wide = count[r];
-        for (int r = 1; r < na && wide < kmax; r++)
-            memmove(pad_pair + (size_t)r * wide, pad_pair + (size_t)r * kmax, (size_t)wide * sizeof *pad_pair);
-        kmax = wide;
+        kmax = sample_action_pairs(in, refs, n, K, rng, tmp, count, truth, act_rows, pad_pair, pair_s, pair_a, &P, &na);
     }
     /* unique action rows */
     memcpy(uniq, pair_a, (size_t)P * sizeof(int64_t));

@@ -73,6 +73,20 @@ ns_status ns_task_ground(ns_task *t, const ns_domain *d, const ns_problem *p,
                          ns_error *err);
 void ns_task_free(ns_task *t);
 
+/* A domain and problem read from files and grounded: one struct owning all
+ * three (problem.nunknown_init > 0: init atoms of undeclared predicates were
+ * ignored; the caller may warn). */
+typedef struct ns_loaded_task {
+    ns_domain domain;
+    ns_problem problem;
+    ns_task task;
+    double ground_seconds; /* ns_task_ground alone */
+} ns_loaded_task;
+
+/* Reads, parses and grounds; on error nothing is left to free. */
+ns_status ns_task_load(ns_loaded_task *lt, const char *domain_path, const char *problem_path, ns_error *err);
+void ns_loaded_task_free(ns_loaded_task *lt);
+
 static inline const int *ns_op_pre(const ns_task *t, const ns_op *o) { return t->lists + o->pre_off; }
 static inline const int *ns_op_preneg(const ns_task *t, const ns_op *o) { return t->lists + o->preneg_off; }
 static inline const int *ns_op_add(const ns_task *t, const ns_op *o) { return t->lists + o->add_off; }

@@ -107,6 +107,20 @@ ns_status ns_split_load(ns_split *sp, const char *dir, ns_error *err);
  * and every pool's first entry is its test transition's next state. */
 ns_status ns_split_check(const ns_split *sp, const ns_dataset *const *ds, int n, ns_error *err);
 
+/* A split read from disk with the datasets it refers to, loaded (in its
+ * order) and checked against it: one struct owning both. */
+typedef struct ns_split_data {
+    ns_split split;
+    int ndatasets;          /* = split.ndatasets once opened */
+    ns_dataset *dss;        /* the datasets */
+    const ns_dataset **ds;  /* &dss[0 … ndatasets) */
+} ns_split_data;
+
+/* ns_split_load + ns_dataset_load of each source + ns_split_check; on error
+ * nothing is left to free. */
+ns_status ns_split_open(ns_split_data *sd, const char *dir, ns_error *err);
+void ns_split_data_free(ns_split_data *sd);
+
 /* The plans a split holds out, as (dataset, plan id) pairs: under
  * plan-variant the distinct sampled plans it held out of each problem
  * (recomputed from the datasets and the split's seed, so a split on disk

@@ -84,4 +84,27 @@ void ns_ref_atoms_free(char **atoms, int n);
 ns_status ns_ref_eval(const ns_ref_model *m, const ns_refs *refs, const int64_t *pools, int pool_size,
                       uint64_t seed, ns_eval_result *r, ns_error *err);
 
+/* ---- one run (`nextstate reference` only prints it) ---- */
+
+/* Method m fitted on a split's training list (state features state_spec,
+ * built-in actions; vocabularies fitted on the training problems) and
+ * evaluated on its test list, or its dev list with pools from the dev
+ * stream (seed ^ NS_SEED_DEV_POOLS), ties broken with seed. */
+typedef struct ns_ref_report {
+    char *split_dir, *state_spec;
+    ns_ref_method method;
+    ns_protocol protocol;
+    bool dev;
+    int nschemas;          /* strips */
+    int64_t disagreements; /* strips */
+    ns_eval_result r;
+} ns_ref_report;
+
+ns_status ns_ref_run(const char *split_dir, ns_ref_method m, const char *state_spec, bool dev, uint64_t seed,
+                     ns_ref_report *rep, ns_error *err);
+void ns_ref_report_free(ns_ref_report *rep);
+/* As one JSON object and newline / as a text table. */
+void ns_ref_report_json(const ns_ref_report *rep, ns_buf *b);
+void ns_ref_report_table(const ns_ref_report *rep, ns_buf *b);
+
 #endif

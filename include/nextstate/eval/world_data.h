@@ -1,0 +1,60 @@
+/* world_data.h — a split ready for a world model: the one preamble of
+ * training, evaluation and the reference methods.
+ *
+ *   split dir → ns_split_open (split + its datasets, checked)
+ *             → vocabularies (fitted on the split's training problems, or as
+ *               a checkpoint records them)
+ *             → inputs (ns_world_inputs_load: "builtin" or feature files)
+ *             → standardisation (fitted on training rows, or as recorded)
+ *
+ * and the list a run scores (ns_world_data_list): the test list with the
+ * split's stored pools, or the dev list with pools drawn by the split's
+ * rules from the dev stream (seed ^ NS_SEED_DEV_POOLS), as the training
+ * loop's dev check draws them. */
+#ifndef NEXTSTATE_WORLD_DATA_H
+#define NEXTSTATE_WORLD_DATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "nextstate/data/split.h"
+#include "nextstate/learn/world.h"
+
+typedef struct ns_world_data {
+    ns_split_data sd;
+    char *state_spec, *action_spec; /* as used */
+    ns_vocab sv, av;                /* built-in vocabularies (empty for feature files) */
+    ns_feature_std sstd, astd;      /* dim 0: not standardised */
+    ns_world_inputs in;
+} ns_world_data;
+
+/* For training (and the reference methods): opens the split, fits the
+ * built-in vocabularies on its training problems, loads the inputs and
+ * standardises the chosen sides on the training transitions.  On error
+ * nothing is left to free. */
+ns_status ns_world_data_open(ns_world_data *wd, const char *split_dir, const char *state_spec, const char *action_spec,
+                             bool std_state, bool std_action, ns_error *err);
+
+/* For a trained model w whose checkpoint meta text is meta (model_path names
+ * it in errors): vocabularies, specs and standardisation as recorded (a
+ * non-NULL spec overrides the recorded one), inputs checked against w. */
+ns_status ns_world_data_open_model(ns_world_data *wd, const char *split_dir, const ns_world *w, const char *model_path,
+                                   const char *meta, const char *state_spec, const char *action_spec, ns_error *err);
+void ns_world_data_free(ns_world_data *wd);
+
+/* The list a run scores, with its pools. */
+typedef struct ns_world_list {
+    bool dev;              /* the dev list (else the test list) */
+    const ns_refs *refs;
+    const int64_t *pools;  /* refs->n × pool_size */
+    int pool_size;
+    int64_t *owned;        /* drawn pools (dev), freed by ns_world_list_free */
+} ns_world_list;
+
+/* dev: the dev list, pools of the split's pool size (128 when it has none)
+ * drawn from seed ^ NS_SEED_DEV_POOLS; else the test list and its stored
+ * pools.  NS_ERR_INPUT (naming split_dir) when the split has no pools. */
+ns_status ns_world_data_list(const ns_world_data *wd, bool dev, uint64_t seed, const char *split_dir,
+                             ns_world_list *l, ns_error *err);
+void ns_world_list_free(ns_world_list *l);
+
+#endif
