@@ -52,9 +52,10 @@ TESTS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB      := $(BUILD)/libnextstate.a
 BIN      := $(BUILD)/nextstate
+EXAMPLE  := $(BUILD)/example
 
 .PHONY: all deps test demo bench clean
-all: $(BIN) $(TESTS) $(BENCHES)
+all: $(BIN) $(EXAMPLE) $(TESTS) $(BENCHES)
 
 deps:
 	@scripts/deps.sh
@@ -70,6 +71,9 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+# example.c: the library's lifecycle in one file (tests/e2e/example.sh runs it)
+$(EXAMPLE): example.c $(HEADERS) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 $(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench

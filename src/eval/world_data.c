@@ -4,17 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void wd_zero(ns_world_data *wd)
-{
-    memset(wd, 0, sizeof *wd);
-    ns_vocab_init(&wd->sv);
-    ns_vocab_init(&wd->av);
-}
+/* (a zeroed ns_vocab is safe to free: ns_vocab_init allocates, so only the
+ * training side calls it; ns_world_features_parse initialises its own) */
+static void wd_zero(ns_world_data *wd) { memset(wd, 0, sizeof *wd); }
 
 ns_status ns_world_data_open(ns_world_data *wd, const char *split_dir, const char *state_spec, const char *action_spec,
                              bool std_state, bool std_action, ns_error *err)
 {
     wd_zero(wd);
+    ns_vocab_init(&wd->sv);
+    ns_vocab_init(&wd->av);
     wd->state_spec = ns_xstrdup(state_spec);
     wd->action_spec = ns_xstrdup(action_spec);
     ns_status st = ns_split_open(&wd->sd, split_dir, err);
