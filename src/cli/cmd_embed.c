@@ -20,7 +20,7 @@
 typedef struct embed_args {
     const char *model, *cache, *out, *domains, *states_out, *actions_out;
     long batch;
-    bool quiet, json, chunks;
+    bool quiet, json, chunks, truncate;
     ns_prompt_layout layout;
     const char *pos[64];
     int npos;
@@ -82,12 +82,34 @@ static int parse_args(int argc, char **argv, embed_args *a)
             if (a->batch < 1 || a->batch > 4096) return cli_usage("embed", "--batch must lie in 1..4096");
         } else if (!strcmp(s, "--quiet")) a->quiet = true;
         else if (!strcmp(s, "--chunks")) a->chunks = true;
+        else if (!strcmp(s, "--truncate")) a->truncate = true;
         else if (!strcmp(s, "--json")) a->json = true;
         else if (s[0] == '-' && s[1]) return cli_usage("embed", "unknown option '%s'", s);
         else if (a->npos < 64) a->pos[a->npos++] = s;
         else return cli_usage("embed", "too many arguments");
     }
+    if (a->chunks && a->truncate) return cli_usage("embed", "--chunks and --truncate exclude each other");
     return 0;
+}
+
+/* No text is cut silently: unless --truncate, texts longer than the model's
+ * window turn chunking on (a->chunks), and either way their count goes to
+ * stderr. */
+static void decide_chunks(embed_args *a, const ns_bert *m, int64_t n, const char *const *texts, const size_t *lens)
+{
+    int64_t over = ns_embed_count_over_window(m, n, texts, lens);
+    if (over == 0) return;
+    const ns_bert_config *c = ns_bert_config_of(m);
+    if (!a->truncate && !a->chunks) {
+        a->chunks = true;
+        fprintf(stderr,
+                "embed: %lld of %lld texts exceed %s's window of %d word pieces: chunked (the mean of the "
+                "windows' embeddings; --truncate keeps only the first window)\n",
+                (long long)over, (long long)n, c->name, c->max_seq_length);
+    } else if (a->truncate) {
+        fprintf(stderr, "embed: %lld of %lld texts exceed %s's window of %d word pieces: truncated (--truncate)\n",
+                (long long)over, (long long)n, c->name, c->max_seq_length);
+    }
 }
 
 /* Embeds texts into the cache folder (when given) or a fresh table. */
@@ -197,10 +219,12 @@ static int embed_texts_file(const embed_args *a)
     free(data);
     ns_bert *m = NULL;
     if (!rc) rc = load_model(a->model, &m);
+    embed_args a2 = *a;
+    if (!rc) decide_chunks(&a2, m, n, (const char *const *)texts, lens);
     ns_embed_table t = {0};
     int64_t computed = 0;
     double seconds = 0, cpu = 0;
-    if (!rc) rc = run_embed(a, m, n, (const char *const *)texts, lens, &t, &computed, &seconds, &cpu);
+    if (!rc) rc = run_embed(&a2, m, n, (const char *const *)texts, lens, &t, &computed, &seconds, &cpu);
     if (!rc && a->out) rc = write_rows(a->out, &t, n, (const char *const *)texts, lens);
     if (!rc) report(a, m, file, n, computed, seconds, cpu, &t);
     ns_embed_table_free(&t);
@@ -271,12 +295,13 @@ static int embed_dataset(const embed_args *a)
     for (int64_t i = 0; i < n; i++) texts[i] = all.data + off[i];
     ns_bert *m = NULL;
     if (!rc) rc = load_model(a->model, &m);
+    embed_args a2 = *a;
+    if (!rc) decide_chunks(&a2, m, n, texts, lens);
     ns_buf cache;
     ns_buf_init(&cache);
     if (a->cache) ns_buf_puts(&cache, a->cache);
     else if (m)
-        ns_buf_printf(&cache, "%s/embeddings/%s%s", dir, ns_bert_config_of(m)->name, a->chunks ? "+chunks" : "");
-    embed_args a2 = *a;
+        ns_buf_printf(&cache, "%s/embeddings/%s%s", dir, ns_bert_config_of(m)->name, a2.chunks ? "+chunks" : "");
     a2.cache = cache.data;
     ns_embed_table t = {0};
     int64_t computed = 0;

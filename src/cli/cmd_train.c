@@ -32,6 +32,7 @@ int cmd_train(int argc, char **argv)
     ns_train_opts o;
     ns_eval_train_opts_init(&o);
     const char *split_dir = NULL, *out = NULL, *sspec = "builtin", *aspec = "builtin", *log = NULL;
+    const char *std = NULL; /* --standardize; NULL: the library's default (dense sides, ns_world_standardize_sides) */
     bool std_state = false, std_action = false;
     bool json = false, quiet = false;
     long hidden = 0;
@@ -52,12 +53,8 @@ int cmd_train(int argc, char **argv)
         else if (!strcmp(a, "--state-features")) sspec = v;
         else if (!strcmp(a, "--action-features")) aspec = v;
         else if (!strcmp(a, "--log")) log = v;
-        else if (!strcmp(a, "--standardize")) {
-            std_state = !strcmp(v, "state") || !strcmp(v, "both");
-            std_action = !strcmp(v, "action") || !strcmp(v, "both");
-            if (!std_state && !std_action && strcmp(v, "none"))
-                rc = cli_usage("train", "--standardize expects state, action, both or none, given '%s'", v);
-        } else if (!strcmp(a, "--model")) {
+        else if (!strcmp(a, "--standardize")) std = v;
+        else if (!strcmp(a, "--model")) {
             int k = ns_world_kind_parse(v);
             if (k < 0) rc = cli_usage("train", "--model expects resmlp or film, given '%s'", v);
             else cfg.kind = (ns_world_kind)k;
@@ -141,7 +138,9 @@ int cmd_train(int argc, char **argv)
     if (cli_split_datasets(&sp, &dss, &ds, &loaded, &err)) goto fail;
     ns_builtin_fit_split(&sv, &av, ds, sp.ndatasets, &sp);
     if (ns_world_inputs_load(&in, ds, sp.ndatasets, sspec, aspec, &sv, &av, &err)) goto fail;
-    if (ns_world_standardize_split(&in, &sp, std_state, std_action, &sstd, &astd, &err)) goto fail;
+    if (ns_world_standardize_sides(&in, std, &std_state, &std_action, &err) ||
+        ns_world_standardize_split(&in, &sp, std_state, std_action, &sstd, &astd, &err))
+        goto fail;
     cfg.state_dim = (int)in.state.dim;
     cfg.action_dim = (int)in.action.dim;
     cfg.state_sparse = in.state.sparse;

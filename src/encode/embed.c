@@ -353,3 +353,19 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
     free(todo_key);
     return NS_OK;
 }
+
+int64_t ns_embed_count_over_window(const ns_bert *m, int64_t n, const char *const *texts, const size_t *lens)
+{
+    const ns_wordpiece *wp = ns_bert_wordpiece(m);
+    const size_t K = (size_t)ns_bert_config_of(m)->max_seq_length - 2;
+    int32_t *ids = NULL;
+    size_t nids = 0, cap = 0;
+    int64_t over = 0;
+    for (int64_t i = 0; i < n; i++) {
+        nids = 0;
+        size_t len = lens ? lens[i] : strlen(texts[i]);
+        over += ns_wordpiece_tokenize(wp, texts[i], len, K + 1, &ids, &nids, &cap) > K;
+    }
+    free(ids);
+    return over;
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "nextstate/util/blas.h"
 #include "nextstate/encode/featurize.h"
+#include "nextstate/encode/features.h"
 #include "nextstate/util/json.h"
 #include "nextstate/util/npy.h"
 
@@ -1774,49 +1775,20 @@ void ns_feat_docs_dataset(ns_feat_docs *d, ns_feat_ds_ctx *ctx, const ns_dataset
 
 void ns_feat_train_states(const int64_t *refs, int64_t nrefs, int d, const ns_dataset *ds, int64_t **ids, int64_t *n)
 {
-    int64_t N = ns_dataset_nstates(ds);
-    uint8_t *mark = ns_xcalloc((size_t)N + 1, 1);
-    for (int64_t r = 0; r < nrefs; r++) {
-        if (refs[2 * r] != d) continue;
-        const int32_t *t = ns_dataset_transition(ds, refs[2 * r + 1]);
-        mark[t[1]] = mark[t[3]] = 1;
-    }
-    int64_t m = 0;
-    for (int64_t s = 0; s < N; s++) m += mark[s];
-    *ids = ns_xmalloc((size_t)(m ? m : 1) * sizeof **ids);
-    m = 0;
-    for (int64_t s = 0; s < N; s++)
-        if (mark[s]) (*ids)[m++] = s;
-    *n = m;
-    free(mark);
+    ns_train_touch t;
+    ns_train_touch_init(&t, refs, nrefs, d, ds);
+    *ids = t.states;
+    *n = t.nstates;
+    t.states = NULL;
+    ns_train_touch_free(&t);
 }
 
 void ns_feat_train_actions(const int64_t *refs, int64_t nrefs, int d, const ns_dataset *ds, int64_t **pairs, int64_t *n)
 {
-    int64_t *off = ns_xmalloc((size_t)(ds->nproblems + 1) * sizeof *off), total = 0;
-    for (int p = 0; p < ds->nproblems; p++) {
-        off[p] = total;
-        total += ds->problems[p].nops;
-    }
-    uint8_t *mark = ns_xcalloc((size_t)total + 1, 1);
-    int64_t m = 0, cap = 64;
-    int64_t *out = ns_xmalloc((size_t)cap * 2 * sizeof *out);
-    for (int64_t r = 0; r < nrefs; r++) {
-        if (refs[2 * r] != d) continue;
-        const int32_t *t = ns_dataset_transition(ds, refs[2 * r + 1]);
-        int64_t key = off[t[0]] + t[2];
-        if (mark[key]) continue;
-        mark[key] = 1;
-        if (m == cap) {
-            cap *= 2;
-            out = ns_xrealloc(out, (size_t)cap * 2 * sizeof *out);
-        }
-        out[2 * m] = t[0];
-        out[2 * m + 1] = t[2];
-        m++;
-    }
-    free(mark);
-    free(off);
-    *pairs = out;
-    *n = m;
+    ns_train_touch t;
+    ns_train_touch_init(&t, refs, nrefs, d, ds);
+    *pairs = t.actions;
+    *n = t.nactions;
+    t.actions = NULL;
+    ns_train_touch_free(&t);
 }

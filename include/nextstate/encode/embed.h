@@ -98,4 +98,10 @@ typedef struct ns_embed_opts {
 ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const char *const *texts,
                          const size_t *lens, const ns_embed_opts *o, int64_t *computed, ns_error *err);
 
+/* How many of texts[0..n) are longer than m's window (more than
+ * max_seq_length − 2 word pieces, CLS and SEP aside): the texts that
+ * truncation would cut.  `nextstate embed` chunks when this is not 0
+ * (unless told to truncate) and says how many. */
+int64_t ns_embed_count_over_window(const ns_bert *m, int64_t n, const char *const *texts, const size_t *lens);
+
 #endif
