@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nextstate/encode/builtin.h"
+#include "nextstate/encode/embed.h"
 #include "nextstate/encode/featurize.h"
 #include "nextstate/util/json.h"
 
@@ -220,6 +221,62 @@ static ns_status npy_encode(ns_enc *e, const ns_dataset *ds, int d, ns_features 
     return st;
 }
 
+/* ---- neural text encoder (a BERT-family model folder) ----------------------------- */
+
+/* Every state's EmbedPlan prompt (or every action's text) of ds, embedded by
+ * the model in e->spec; prompts beyond the window are chunked (the mean of
+ * the windows' embeddings), never truncated. */
+static ns_status embed_encode(ns_enc *e, const ns_dataset *ds, int d, ns_features *out, ns_error *err)
+{
+    (void)d;
+    if (!e->spec) return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "embed encoder: no model folder");
+    ns_bert *m = NULL;
+    ns_status st = ns_bert_load(&m, e->spec, err);
+    if (st) return st;
+    const bool actions = e->side == NS_ENC_ACTIONS;
+    ns_render_prep **preps = NULL;
+    if (!actions && (st = ns_feat_renders_new(&preps, ds, e->domains, err))) {
+        ns_bert_free(m);
+        return st;
+    }
+    int64_t n = 0, *pairs = actions ? all_actions(ds, &n) : NULL;
+    if (!actions) n = ns_dataset_nstates(ds);
+    ns_buf all;
+    ns_buf_init(&all);
+    size_t *off = ns_xmalloc((size_t)(n + 1) * sizeof *off), *lens = ns_xmalloc((size_t)(n + 1) * sizeof *lens);
+    for (int64_t i = 0; i < n; i++) {
+        off[i] = all.len;
+        if (actions) ns_buf_puts(&all, ds->problems[pairs[2 * i]].ops[pairs[2 * i + 1]]);
+        else
+            ns_render_prep_prompt_layout_bits(preps[((const int32_t *)ds->state_problem.data)[i]],
+                                              ns_dataset_state(ds, i), NS_PROMPT_PAPER, &all);
+        lens[i] = all.len - off[i];
+    }
+    const char **texts = ns_xmalloc((size_t)(n + 1) * sizeof *texts);
+    for (int64_t i = 0; i < n; i++) texts[i] = all.data + off[i];
+    ns_embed_opts o = {32, false, ns_embed_count_over_window(m, n, texts, lens) > 0};
+    ns_embed_table t;
+    ns_embed_table_init(&t, ns_bert_dim(m));
+    st = ns_embed_texts(m, &t, n, texts, lens, &o, NULL, err);
+    if (!st) {
+        memset(out, 0, sizeof *out);
+        out->nrows = n;
+        out->dim = t.dim;
+        out->dense = ns_xmalloc((size_t)(n * t.dim + 1) * sizeof(float));
+        for (int64_t i = 0; i < n; i++)
+            memcpy(out->dense + i * t.dim, ns_embed_get(&t, texts[i], lens[i]), (size_t)t.dim * sizeof(float));
+    }
+    ns_embed_table_free(&t);
+    free(texts);
+    free(off);
+    free(lens);
+    free(pairs);
+    ns_buf_free(&all);
+    if (preps) ns_feat_renders_free(preps, ds->nproblems);
+    ns_bert_free(m);
+    return st;
+}
+
 /* ---- the registry ------------------------------------------------------------- */
 
 #define TEXT_ROW(nm, what) {nm, what, true, true, text_fit, text_encode, text_save, text_load, text_free}
@@ -239,8 +296,11 @@ static const ns_enc_type TEXT[] = {
 static const ns_enc_type NPY = {"npy", "imported features: FILE.npy or DIR/PREFIX per dataset", true, false, NULL,
                                 npy_encode, NULL, NULL, NULL};
 
+static const ns_enc_type EMBED = {"embed", "frozen neural text encoder (model folder): prompts / action texts",
+                                  true, false, NULL, embed_encode, NULL, NULL, NULL};
+
 static const ns_enc_type *const TYPES[] = {&BUILTIN, &TEXT[0], &TEXT[1], &TEXT[2], &TEXT[3],
-                                           &TEXT[4], &TEXT[5], &TEXT[6], &NPY};
+                                           &TEXT[4], &TEXT[5], &TEXT[6], &NPY, &EMBED};
 
 const ns_enc_type *const *ns_enc_types(int *n)
 {
@@ -285,6 +345,33 @@ ns_status ns_enc_init(ns_enc *e, const char *name, ns_enc_side side, ns_error *e
         if (!strcmp(name, "context") && !actions) x->opts.source = NS_FEAT_SRC_CONTEXT;
         e->impl = x;
     }
+    return NS_OK;
+}
+
+void ns_enc_init_text(ns_enc *e, const ns_feat_opts *o)
+{
+    memset(e, 0, sizeof *e);
+    e->type = &TEXT[0]; /* every text row shares the functions; the options decide */
+    for (size_t i = 0; i < sizeof TEXT / sizeof TEXT[0]; i++)
+        if (!strcmp(TEXT[i].name, ns_feat_kind_name(o->kind))) e->type = &TEXT[i];
+    e->side = o->source == NS_FEAT_SRC_ACTION ? NS_ENC_ACTIONS : NS_ENC_STATES;
+    e->domains = "domains";
+    text_enc *x = ns_xcalloc(1, sizeof *x);
+    x->opts = *o;
+    e->impl = x;
+}
+
+ns_status ns_enc_take_featurizer(ns_enc *e, ns_featurizer *out, ns_error *err)
+{
+    if (!e->type || e->type->fit != text_fit)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "encoder '%s' is not a text featurizer",
+                            e->type ? e->type->name : "(none)");
+    text_enc *t = e->impl;
+    if (!t->have) return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "encoder '%s' is not fitted", e->type->name);
+    *out = t->f;
+    memset(&t->f, 0, sizeof t->f);
+    t->have = false;
+    e->fitted = false;
     return NS_OK;
 }
 

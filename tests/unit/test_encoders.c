@@ -196,6 +196,44 @@ static void test_npy_and_errors(void)
     ns_array_free(&x);
 }
 
+/* the neural text encoder with the tiny test model (a 16-piece window): prompts
+ * are chunked, so the states of one problem keep distinct rows (truncated
+ * to 16 pieces they would all read the same header) */
+static void test_embed(void)
+{
+    if (!have_ds) return;
+    ns_error e;
+    ns_enc enc;
+    CHECK(ns_enc_init(&enc, "embed", NS_ENC_STATES, &e) == NS_OK);
+    ns_features f;
+    CHECK(ns_enc_encode(&enc, &DS, 0, &f, &e) == NS_ERR_USAGE); /* no model folder */
+    enc.spec = "tests/fixtures/bert/tiny-bert";
+    ns_status st = ns_enc_encode(&enc, &DS, 0, &f, &e);
+    if (st) printf("  embed: %s\n", e.msg);
+    CHECK(st == NS_OK);
+    if (st == NS_OK) {
+        CHECK(f.nrows == ns_dataset_nstates(&DS) && !f.sparse && f.dim > 0);
+        const ns_ds_problem *pr = &DS.problems[0];
+        int64_t same = 0;
+        for (int64_t s = pr->state_offset + 1; s < pr->state_offset + pr->nstates; s++)
+            same += ns_features_rows_equal(&f, pr->state_offset, s);
+        CHECK(pr->nstates > 2);
+        CHECK_EQ_INT(same, 0);
+        ns_features_free(&f);
+    }
+    ns_enc_free(&enc);
+    CHECK(ns_enc_init(&enc, "embed", NS_ENC_ACTIONS, &e) == NS_OK);
+    enc.spec = "tests/fixtures/bert/tiny-bert";
+    CHECK(ns_enc_encode(&enc, &DS, 0, &f, &e) == NS_OK);
+    int64_t *off = ns_action_offsets(&DS);
+    CHECK_EQ_INT(f.nrows, off[DS.nproblems]);
+    free(off);
+    ns_features_free(&f);
+    enc.spec = "/nonexistent/model";
+    CHECK(ns_enc_encode(&enc, &DS, 0, &f, &e) != NS_OK);
+    ns_enc_free(&enc);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_encoders_%d", (int)getpid());
@@ -207,6 +245,7 @@ int main(void)
     NS_RUN(test_builtin_same_rows);
     NS_RUN(test_round_trips);
     NS_RUN(test_npy_and_errors);
+    NS_RUN(test_embed);
     if (have_ds) {
         ns_split_free(&SP);
         ns_dataset_free(&DS);

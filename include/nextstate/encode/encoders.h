@@ -12,10 +12,13 @@
  * Registered here: "builtin" (bag of literals, vocabularies of
  * encode/builtin.h), the text featurizers "literals", "bow", "tfidf",
  * "char", "random", "context", "onehot" (encode/featurize.h, their default
- * options), and "npy" (imported features: a FILE.npy or DIR/PREFIX spec, one
- * per dataset; nothing to fit).  Not yet behind it (they have their own
- * drivers): WL and FSF (encode/encoder.h, `nextstate encode`), lifted WL
- * actions (state-action rows), the neural text encoder (encode/embed.h). */
+ * options), "npy" (imported features: a FILE.npy or DIR/PREFIX spec, one
+ * per dataset; nothing to fit) and "embed" (a frozen BERT-family model,
+ * spec = its folder: paper-layout prompts / action texts, chunked when
+ * beyond the window; nothing to fit, no cache — `nextstate embed` keeps
+ * one).  Not yet behind it (they have their own drivers): WL and FSF
+ * (encode/encoder.h, `nextstate encode`) and lifted WL actions
+ * (state-action rows). */
 #ifndef NEXTSTATE_ENCODE_ENCODERS_H
 #define NEXTSTATE_ENCODE_ENCODERS_H
 
@@ -23,6 +26,7 @@
 #include "nextstate/data/dataset.h"
 #include "nextstate/data/split.h"
 #include "nextstate/encode/features.h"
+#include "nextstate/encode/featurize.h"
 #include "nextstate/util/error.h"
 
 typedef struct ns_enc ns_enc;
@@ -49,7 +53,7 @@ struct ns_enc {
     const ns_enc_type *type;
     ns_enc_side side;
     const char *domains; /* templates folder for prompt texts (borrowed; "domains" by default) */
-    const char *spec;    /* npy: the comma-separated feature specs (borrowed) */
+    const char *spec;    /* npy: the comma-separated feature specs; embed: the model folder (borrowed) */
     bool fitted;
     void *impl;
 };
@@ -63,6 +67,12 @@ const ns_enc_type *ns_enc_find(const char *name);
  * types when the name is unknown, or for actions of a states-only type. */
 ns_status ns_enc_init(ns_enc *e, const char *name, ns_enc_side side, ns_error *err);
 void ns_enc_free(ns_enc *e);
+/* A text featurizer of the options o (any kind and side o names: the
+ * featurize command's options beyond a type's defaults). */
+void ns_enc_init_text(ns_enc *e, const ns_feat_opts *o);
+/* Moves a fitted text encoder's featurizer into *out (the encoder is left
+ * unfitted); NS_ERR_USAGE for another type or before a fit. */
+ns_status ns_enc_take_featurizer(ns_enc *e, ns_featurizer *out, ns_error *err);
 /* Fits (a no-op for types that fit nothing). */
 ns_status ns_enc_fit(ns_enc *e, const ns_dataset *const *ds, int nds, const ns_split *sp, ns_error *err);
 /* Rows of every state (or action) of ds; NS_ERR_USAGE before a fit. */
