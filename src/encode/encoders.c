@@ -233,27 +233,17 @@ static ns_status embed_encode(ns_enc *e, const ns_dataset *ds, int d, ns_feature
     ns_bert *m = NULL;
     ns_status st = ns_bert_load(&m, e->spec, err);
     if (st) return st;
-    const bool actions = e->side == NS_ENC_ACTIONS;
     ns_render_prep **preps = NULL;
-    if (!actions && (st = ns_feat_renders_new(&preps, ds, e->domains, err))) {
+    if ((st = ns_feat_renders_new(&preps, ds, e->domains, err))) {
         ns_bert_free(m);
         return st;
     }
-    int64_t n = 0, *pairs = actions ? all_actions(ds, &n) : NULL;
-    if (!actions) n = ns_dataset_nstates(ds);
-    ns_buf all;
-    ns_buf_init(&all);
-    size_t *off = ns_xmalloc((size_t)(n + 1) * sizeof *off), *lens = ns_xmalloc((size_t)(n + 1) * sizeof *lens);
-    for (int64_t i = 0; i < n; i++) {
-        off[i] = all.len;
-        if (actions) ns_buf_puts(&all, ds->problems[pairs[2 * i]].ops[pairs[2 * i + 1]]);
-        else
-            ns_render_prep_prompt_layout_bits(preps[((const int32_t *)ds->state_problem.data)[i]],
-                                              ns_dataset_state(ds, i), NS_PROMPT_PAPER, &all);
-        lens[i] = all.len - off[i];
-    }
-    const char **texts = ns_xmalloc((size_t)(n + 1) * sizeof *texts);
-    for (int64_t i = 0; i < n; i++) texts[i] = all.data + off[i];
+    ns_text_list tl;
+    ns_text_list_dataset(&tl, ds, preps, NS_PROMPT_PAPER);
+    const bool actions = e->side == NS_ENC_ACTIONS;
+    const int64_t n = actions ? tl.nactions : tl.nstates;
+    const char *const *texts = tl.texts + (actions ? tl.nstates : 0);
+    const size_t *lens = tl.lens + (actions ? tl.nstates : 0);
     ns_embed_opts o = {32, false, ns_embed_count_over_window(m, n, texts, lens) > 0};
     ns_embed_table t;
     ns_embed_table_init(&t, ns_bert_dim(m));
@@ -267,12 +257,8 @@ static ns_status embed_encode(ns_enc *e, const ns_dataset *ds, int d, ns_feature
             memcpy(out->dense + i * t.dim, ns_embed_get(&t, texts[i], lens[i]), (size_t)t.dim * sizeof(float));
     }
     ns_embed_table_free(&t);
-    free(texts);
-    free(off);
-    free(lens);
-    free(pairs);
-    ns_buf_free(&all);
-    if (preps) ns_feat_renders_free(preps, ds->nproblems);
+    ns_text_list_free(&tl);
+    ns_feat_renders_free(preps, ds->nproblems);
     ns_bert_free(m);
     return st;
 }
