@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 1;
     ns_error e;
     ns_world_data wd;
-    if (ns_world_data_open(&wd, argv[1], "builtin", "builtin", false, false, &e)) return fail(&e);
+    if (ns_world_data_open(&wd, argv[1], "builtin", "builtin", "none", &e)) return fail(&e);
     const ns_split *sp = &wd.sd.split;
     if (sp->ndatasets != 1) {
         fprintf(stderr, "train_export: expects a one-dataset split\n");

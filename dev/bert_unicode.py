@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the Unicode tables of src/encode/wordpiece.c (between the markers
+"""Regenerates the Unicode tables of src/encode/unicode_tables.c (between the markers
 "BEGIN GENERATED UNICODE TABLES" and "END GENERATED UNICODE TABLES") from
 Python's unicodedata, the character classes HuggingFace tokenizers' BertNormalizer
 and BertPreTokenizer use:
@@ -15,7 +15,7 @@ and BertPreTokenizer use:
   lower runs   the one-code-point lowercase mapping as runs (start, end, delta,
                stride); U+0130 (the only two-code-point mapping) is special-cased.
 
-Usage: python3 dev/bert_unicode.py [src/encode/wordpiece.c]   (rewrites the file in place)
+Usage: python3 dev/bert_unicode.py [src/encode/unicode_tables.c]   (rewrites the file in place)
 """
 import sys
 import unicodedata as u
@@ -109,7 +109,7 @@ def wrap(items, width=100):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else 'src/encode/wordpiece.c'
+    path = sys.argv[1] if len(sys.argv) > 1 else 'src/encode/unicode_tables.c'
     text = open(path, encoding='utf-8').read()
     begin = '/* BEGIN GENERATED UNICODE TABLES (dev/bert_unicode.py) */\n'
     end = '/* END GENERATED UNICODE TABLES */\n'

@@ -20,7 +20,7 @@
 typedef struct embed_args {
     const char *model, *cache, *out, *domains, *states_out, *actions_out;
     long batch;
-    bool quiet, json, chunks;
+    bool quiet, json, chunks, truncate;
     ns_prompt_layout layout;
     const char *pos[64];
     int npos;
@@ -82,12 +82,34 @@ static int parse_args(int argc, char **argv, embed_args *a)
             if (a->batch < 1 || a->batch > 4096) return cli_usage("embed", "--batch must lie in 1..4096");
         } else if (!strcmp(s, "--quiet")) a->quiet = true;
         else if (!strcmp(s, "--chunks")) a->chunks = true;
+        else if (!strcmp(s, "--truncate")) a->truncate = true;
         else if (!strcmp(s, "--json")) a->json = true;
         else if (s[0] == '-' && s[1]) return cli_usage("embed", "unknown option '%s'", s);
         else if (a->npos < 64) a->pos[a->npos++] = s;
         else return cli_usage("embed", "too many arguments");
     }
+    if (a->chunks && a->truncate) return cli_usage("embed", "--chunks and --truncate exclude each other");
     return 0;
+}
+
+/* No text is cut silently: unless --truncate, texts longer than the model's
+ * window turn chunking on (a->chunks), and either way their count goes to
+ * stderr. */
+static void decide_chunks(embed_args *a, const ns_bert *m, int64_t n, const char *const *texts, const size_t *lens)
+{
+    int64_t over = ns_embed_count_over_window(m, n, texts, lens);
+    if (over == 0) return;
+    const ns_bert_config *c = ns_bert_config_of(m);
+    if (!a->truncate && !a->chunks) {
+        a->chunks = true;
+        fprintf(stderr,
+                "embed: %lld of %lld texts exceed %s's window of %d word pieces: chunked (the mean of the "
+                "windows' embeddings; --truncate keeps only the first window)\n",
+                (long long)over, (long long)n, c->name, c->max_seq_length);
+    } else if (a->truncate) {
+        fprintf(stderr, "embed: %lld of %lld texts exceed %s's window of %d word pieces: truncated (--truncate)\n",
+                (long long)over, (long long)n, c->name, c->max_seq_length);
+    }
 }
 
 /* Embeds texts into the cache folder (when given) or a fresh table. */
@@ -197,10 +219,12 @@ static int embed_texts_file(const embed_args *a)
     free(data);
     ns_bert *m = NULL;
     if (!rc) rc = load_model(a->model, &m);
+    embed_args a2 = *a;
+    if (!rc) decide_chunks(&a2, m, n, (const char *const *)texts, lens);
     ns_embed_table t = {0};
     int64_t computed = 0;
     double seconds = 0, cpu = 0;
-    if (!rc) rc = run_embed(a, m, n, (const char *const *)texts, lens, &t, &computed, &seconds, &cpu);
+    if (!rc) rc = run_embed(&a2, m, n, (const char *const *)texts, lens, &t, &computed, &seconds, &cpu);
     if (!rc && a->out) rc = write_rows(a->out, &t, n, (const char *const *)texts, lens);
     if (!rc) report(a, m, file, n, computed, seconds, cpu, &t);
     ns_embed_table_free(&t);
@@ -248,35 +272,20 @@ static int embed_dataset(const embed_args *a)
         ns_dataset_free(&ds);
         return cli_report(&err);
     }
-    /* texts: the prompts of all states (rows = global state ids), then every
-     * problem's actions (rows = global action ids: action_offset[p] + op) */
-    int64_t ns = ns_dataset_nstates(&ds), nt = 0, n = 0;
-    for (int i = 0; i < ds.nproblems; i++) nt += ds.problems[i].nops;
-    ns_buf all;
-    ns_buf_init(&all);
-    size_t *off = ns_xmalloc((size_t)(ns + nt + 1) * sizeof *off), *lens = ns_xmalloc((size_t)(ns + nt + 1) * sizeof *lens);
-    for (int64_t s = 0; s < ns && !rc; s++, n++) {
-        off[n] = all.len;
-        ns_render_prep_prompt_layout_bits(preps[((const int32_t *)ds.state_problem.data)[s]], ns_dataset_state(&ds, s),
-                                          a->layout, &all);
-        lens[n] = all.len - off[n];
-    }
-    for (int i = 0; i < ds.nproblems && !rc; i++)
-        for (int op = 0; op < ds.problems[i].nops; op++, n++) {
-            off[n] = all.len;
-            ns_buf_puts(&all, ds.problems[i].ops[op]);
-            lens[n] = all.len - off[n];
-        }
-    const char **texts = ns_xmalloc((size_t)(n + 1) * sizeof *texts);
-    for (int64_t i = 0; i < n; i++) texts[i] = all.data + off[i];
+    ns_text_list tl;
+    ns_text_list_dataset(&tl, &ds, preps, a->layout);
+    const int64_t n = tl.n, ns = tl.nstates, nt = tl.nactions;
+    const char **texts = tl.texts;
+    const size_t *lens = tl.lens;
     ns_bert *m = NULL;
     if (!rc) rc = load_model(a->model, &m);
+    embed_args a2 = *a;
+    if (!rc) decide_chunks(&a2, m, n, texts, lens);
     ns_buf cache;
     ns_buf_init(&cache);
     if (a->cache) ns_buf_puts(&cache, a->cache);
     else if (m)
-        ns_buf_printf(&cache, "%s/embeddings/%s%s", dir, ns_bert_config_of(m)->name, a->chunks ? "+chunks" : "");
-    embed_args a2 = *a;
+        ns_buf_printf(&cache, "%s/embeddings/%s%s", dir, ns_bert_config_of(m)->name, a2.chunks ? "+chunks" : "");
     a2.cache = cache.data;
     ns_embed_table t = {0};
     int64_t computed = 0;
@@ -294,43 +303,24 @@ static int embed_dataset(const embed_args *a)
     ns_embed_table_free(&t);
     ns_bert_free(m);
     ns_buf_free(&cache);
-    free(texts);
-    free(off);
-    free(lens);
-    ns_buf_free(&all);
+    ns_text_list_free(&tl);
     ns_feat_renders_free(preps, ds.nproblems);
     ns_dataset_free(&ds);
     return rc;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
-}
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* `embed stats DATASET_DIR…`: how the model's truncation treats the state
- * prompts — word pieces per prompt (CLS and SEP included) against
- * max_seq_length, where the CURRENT STATE block starts, how much of it
- * survives truncation, and how many states become indistinguishable (their
- * truncated model input equals another state's of the same problem). */
+ * prompts (ns_embed_prompt_stats). */
 static int embed_stats(const embed_args *a)
 {
     if (a->npos < 2) return cli_usage("embed", "stats expects DATASET_DIR…");
     ns_bert *m = NULL;
     int rc = load_model(a->model, &m);
     if (rc) return rc;
-    const ns_wordpiece *wp = ns_bert_wordpiece(m);
-    const int L = ns_bert_config_of(m)->max_seq_length, K = L - 2; /* content tokens kept */
+    const int L = ns_bert_config_of(m)->max_seq_length;
     if (!a->json)
         printf("%-28s %7s %6s %6s %6s %6s %7s %12s %8s %8s %8s %8s\n", ns_prompt_layout_name(a->layout), "prompts",
                "min", "median", "p90", "max", "> max", "state start", "state", "cut", "lost", "merged");
-    int32_t *ids = NULL, *enc = ns_xmalloc((size_t)L * sizeof *enc);
-    size_t n = 0, cap = 0;
     for (int di = 1; di < a->npos && !rc; di++) {
         const char *dir = a->pos[di];
         ns_dataset ds;
@@ -340,107 +330,33 @@ static int embed_stats(const embed_args *a)
             break;
         }
         ns_render_prep **preps = NULL;
-        if (ns_feat_renders_new(&preps, &ds, a->domains, &err) != NS_OK) {
-            ns_dataset_free(&ds);
+        ns_prompt_stats q;
+        if (ns_feat_renders_new(&preps, &ds, a->domains, &err) != NS_OK ||
+            ns_embed_prompt_stats(m, &ds, preps, a->layout, &q, &err) != NS_OK) {
             rc = cli_report(&err);
-            break;
+        } else if (a->json) {
+            ns_buf j;
+            ns_buf_init(&j);
+            ns_buf_puts(&j, "{\"dataset\": ");
+            ns_json_put_str(&j, dir);
+            ns_buf_puts(&j, ", \"domain\": ");
+            ns_json_put_str(&j, ds.domain_name);
+            ns_buf_printf(&j,
+                          ", \"model\": \"%s\", \"layout\": \"%s\", \"max_seq_length\": %d, \"prompts\": %lld, "
+                          "\"tokens\": {\"min\": %d, \"median\": %d, \"p90\": %d, \"max\": %d}, \"over_max\": %.6f, "
+                          "\"state_start_median\": %d, \"state_tokens_median\": %d, \"state_cut\": %.6f, "
+                          "\"state_lost\": %.6f, \"state_kept_mean\": %.6f, \"merged\": %.6f}",
+                          ns_bert_config_of(m)->name, ns_prompt_layout_name(a->layout), L, (long long)q.prompts, q.min,
+                          q.median, q.p90, q.max, q.over_max, q.state_start_median, q.state_tokens_median, q.state_cut,
+                          q.state_lost, q.state_kept_mean, q.merged);
+            printf("%s\n", j.data);
+            ns_buf_free(&j);
+        } else {
+            printf("%-28s %7lld %6d %6d %6d %6d %6.1f%% %12d %8d %7.1f%% %7.1f%% %7.1f%%\n", ds.domain_name,
+                   (long long)q.prompts, q.min, q.median, q.p90, q.max, 100.0 * q.over_max, q.state_start_median,
+                   q.state_tokens_median, 100.0 * q.state_cut, 100.0 * q.state_lost, 100.0 * q.merged);
         }
-        int64_t N = ns_dataset_nstates(&ds);
-        int *total = ns_xmalloc((size_t)(N + 1) * sizeof *total), *start = ns_xmalloc((size_t)(N + 1) * sizeof *start),
-            *stok = ns_xmalloc((size_t)(N + 1) * sizeof *stok);
-        uint64_t *h = ns_xmalloc((size_t)(N + 1) * sizeof *h);
-        int64_t over = 0, cut = 0, lost = 0, merged = 0;
-        double kept = 0;
-        ns_buf b;
-        ns_buf_init(&b);
-        const int32_t *sprob = ds.state_problem.data;
-        for (int p = 0; p < ds.nproblems; p++) {
-            const ns_ds_problem *pr = &ds.problems[p];
-            if (pr->nstates == 0) continue;
-            /* the problem's fixed head "… ### CURRENT STATE ###\n" and tail "\n\n### GOAL …" */
-            b.len = 0;
-            ns_render_prep_prompt_layout_bits(preps[p], ns_dataset_state(&ds, pr->state_offset), a->layout, &b);
-            const char *st = strstr(b.data, "### CURRENT STATE ###\n");
-            const char *gl = st ? strstr(st, "\n\n###") : NULL; /* the next block's header ends the state */
-            if (!st || !gl) {
-                fprintf(stderr, "nextstate: %s: a prompt without a CURRENT STATE block and a block after it\n", dir);
-                rc = NS_ERR_INTERNAL;
-                break;
-            }
-            size_t head_len = (size_t)(st - b.data) + strlen("### CURRENT STATE ###\n"),
-                   tail_len = b.len - (size_t)(gl - b.data);
-            n = 0;
-            int head = (int)ns_wordpiece_tokenize(wp, b.data, head_len, 0, &ids, &n, &cap);
-            n = 0;
-            int tail = (int)ns_wordpiece_tokenize(wp, gl, tail_len, 0, &ids, &n, &cap);
-            for (int64_t s = pr->state_offset; s < pr->state_offset + pr->nstates; s++) {
-                if (sprob[s] != p) continue;
-                b.len = 0;
-                ns_render_prep_prompt_layout_bits(preps[p], ns_dataset_state(&ds, s), a->layout, &b);
-                n = 0;
-                int t = (int)ns_wordpiece_tokenize(wp, b.data, b.len, 0, &ids, &n, &cap);
-                total[s] = t + 2;
-                start[s] = head + 1; /* 0-based position of the state's first piece after CLS */
-                stok[s] = t - head - tail;
-                int keep = K - head < 0 ? 0 : K - head > stok[s] ? stok[s] : K - head;
-                over += total[s] > L;
-                cut += keep < stok[s];
-                lost += stok[s] > 0 && keep == 0;
-                kept += stok[s] > 0 ? (double)keep / stok[s] : 1.0;
-                int len = ns_wordpiece_encode(wp, b.data, b.len, L, enc);
-                h[s - pr->state_offset] = ns_hash_bytes(enc, (size_t)len * sizeof *enc, 0x737461747365ULL);
-            }
-            /* states of this problem whose truncated input another state shares */
-            qsort(h, (size_t)pr->nstates, sizeof *h, cmp_u64);
-            for (int64_t i = 0; i < pr->nstates; i++)
-                merged += (i > 0 && h[i] == h[i - 1]) || (i + 1 < pr->nstates && h[i] == h[i + 1]);
-        }
-        if (!rc) {
-            int *sorted = ns_xmalloc((size_t)(N + 1) * sizeof *sorted),
-                *ssort = ns_xmalloc((size_t)(N + 1) * sizeof *ssort),
-                *bsort = ns_xmalloc((size_t)(N + 1) * sizeof *bsort);
-            memcpy(sorted, total, (size_t)N * sizeof *sorted);
-            memcpy(ssort, start, (size_t)N * sizeof *ssort);
-            memcpy(bsort, stok, (size_t)N * sizeof *bsort);
-            qsort(sorted, (size_t)N, sizeof *sorted, cmp_int);
-            qsort(ssort, (size_t)N, sizeof *ssort, cmp_int);
-            qsort(bsort, (size_t)N, sizeof *bsort, cmp_int);
-            double fN = N ? (double)N : 1;
-            int mn = N ? sorted[0] : 0, med = N ? sorted[N / 2] : 0, p90 = N ? sorted[(N * 9) / 10] : 0,
-                mx = N ? sorted[N - 1] : 0;
-            if (a->json) {
-                ns_buf j;
-                ns_buf_init(&j);
-                ns_buf_puts(&j, "{\"dataset\": ");
-                ns_json_put_str(&j, dir);
-                ns_buf_puts(&j, ", \"domain\": ");
-                ns_json_put_str(&j, ds.domain_name);
-                ns_buf_printf(
-                    &j,
-                    ", \"model\": \"%s\", \"layout\": \"%s\", \"max_seq_length\": %d, \"prompts\": %lld, \"tokens\": "
-                    "{\"min\": %d, "
-                    "\"median\": %d, \"p90\": %d, \"max\": %d}, \"over_max\": %.6f, \"state_start_median\": %d, "
-                    "\"state_tokens_median\": %d, \"state_cut\": %.6f, \"state_lost\": %.6f, "
-                    "\"state_kept_mean\": %.6f, \"merged\": %.6f}",
-                    ns_bert_config_of(m)->name, ns_prompt_layout_name(a->layout), L, (long long)N, mn, med, p90, mx,
-                    over / fN, N ? ssort[N / 2] : 0, N ? bsort[N / 2] : 0, cut / fN, lost / fN, kept / fN, merged / fN);
-                printf("%s\n", j.data);
-                ns_buf_free(&j);
-            } else {
-                printf("%-28s %7lld %6d %6d %6d %6d %6.1f%% %12d %8d %7.1f%% %7.1f%% %7.1f%%\n", ds.domain_name,
-                       (long long)N, mn, med, p90, mx, 100.0 * over / fN, N ? ssort[N / 2] : 0, N ? bsort[N / 2] : 0,
-                       100.0 * cut / fN, 100.0 * lost / fN, 100.0 * merged / fN);
-            }
-            free(sorted);
-            free(ssort);
-            free(bsort);
-        }
-        ns_buf_free(&b);
-        free(total);
-        free(start);
-        free(stok);
-        free(h);
-        ns_feat_renders_free(preps, ds.nproblems);
+        if (preps) ns_feat_renders_free(preps, ds.nproblems);
         ns_dataset_free(&ds);
     }
     if (!rc && !a->json)
@@ -449,8 +365,6 @@ static int embed_stats(const embed_args *a)
                "cut: states whose block truncation shortens; lost: cut entirely; merged: states whose truncated\n"
                "model input equals another state's of the same problem (identical embeddings).\n",
                L);
-    free(ids);
-    free(enc);
     ns_bert_free(m);
     return rc;
 }

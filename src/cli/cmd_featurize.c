@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "nextstate/encode/encoders.h"
 #include "nextstate/encode/featurize.h"
 #include "nextstate/util/json.h"
 #include "nextstate/data/split.h"
@@ -184,55 +185,32 @@ static int make_opts(const fz_args *a, ns_feat_opts *o)
     return 0;
 }
 
-/* Fits on the training transitions of a split (every dataset it names). */
+/* Fits on the training transitions of a split (every dataset it names),
+ * through the encoder interface. */
 static int fit_on_split(const fz_args *a, const ns_feat_opts *o, fz_data *target, ns_featurizer *f)
 {
     ns_split sp;
     ns_error err;
     if (ns_split_load(&sp, a->fit_on, &err) != NS_OK) return cli_report(&err);
-    bool actions = o->source == NS_FEAT_SRC_ACTION;
-    bool render = o->source == NS_FEAT_SRC_PROMPT || o->source == NS_FEAT_SRC_CONTEXT;
     int n = sp.ndatasets, rc = 0;
     fz_data *data = ns_xcalloc((size_t)n, sizeof *data);
-    fz_data **use = ns_xcalloc((size_t)n, sizeof *use);
     const ns_dataset **dsp = ns_xcalloc((size_t)n, sizeof *dsp);
-    ns_feat_docs *parts = ns_xcalloc((size_t)n, sizeof *parts);
-    ns_feat_ds_ctx *ctx = ns_xcalloc((size_t)n, sizeof *ctx);
-    int64_t **ids = ns_xcalloc((size_t)n, sizeof *ids);
     for (int d = 0; d < n && !rc; d++) {
         const char *dir = sp.sources[d].dir;
-        if (cli_same_dir(dir, a->dataset)) {
-            use[d] = target; /* the dataset being featurized */
-        } else {
-            rc = fz_data_load(&data[d], dir, a->domains, render);
-            use[d] = &data[d];
-        }
-        if (!rc) dsp[d] = &use[d]->ds;
+        if (cli_same_dir(dir, a->dataset)) dsp[d] = &target->ds; /* the dataset being featurized */
+        else if (!(rc = fz_data_load(&data[d], dir, a->domains, false))) dsp[d] = &data[d].ds;
     }
     if (!rc && ns_split_check(&sp, dsp, n, &err) != NS_OK) rc = cli_report(&err);
-    for (int d = 0; d < n && !rc; d++) {
-        int64_t m;
-        if (actions) ns_feat_train_actions(sp.train.ref, sp.train.n, d, dsp[d], &ids[d], &m);
-        else ns_feat_train_states(sp.train.ref, sp.train.n, d, dsp[d], &ids[d], &m);
-        ns_feat_docs_dataset(&parts[d], &ctx[d], dsp[d], use[d]->preps, o->source, ids[d], m);
-    }
-    if (!rc) {
-        ns_feat_docs all;
-        ns_feat_concat_ctx cc;
-        ns_feat_docs_concat(&all, &cc, parts, n);
-        if (ns_featurizer_fit(f, o, &all, &err) != NS_OK) rc = cli_report(&err);
-        ns_feat_docs_concat_free(&cc);
-    }
-    for (int d = 0; d < n; d++) {
-        free(ids[d]);
-        if (use[d] == &data[d]) fz_data_free(&data[d]);
-    }
+    ns_enc e;
+    ns_enc_init_text(&e, o);
+    e.domains = a->domains;
+    if (!rc && (ns_enc_fit(&e, dsp, n, &sp, &err) != NS_OK || ns_enc_take_featurizer(&e, f, &err) != NS_OK))
+        rc = cli_report(&err);
+    ns_enc_free(&e);
+    for (int d = 0; d < n; d++)
+        if (dsp[d] == &data[d].ds) fz_data_free(&data[d]);
     free(data);
-    free(use);
     free(dsp);
-    free(parts);
-    free(ctx);
-    free(ids);
     ns_split_free(&sp);
     return rc;
 }

@@ -55,12 +55,8 @@ int cmd_train(int argc, char **argv)
         else if (!strcmp(a, "--state-features")) fo.state_spec = v;
         else if (!strcmp(a, "--action-features")) fo.action_spec = v;
         else if (!strcmp(a, "--log")) fo.log_path = v;
-        else if (!strcmp(a, "--standardize")) {
-            fo.std_state = !strcmp(v, "state") || !strcmp(v, "both");
-            fo.std_action = !strcmp(v, "action") || !strcmp(v, "both");
-            if (!fo.std_state && !fo.std_action && strcmp(v, "none"))
-                rc = cli_usage("train", "--standardize expects state, action, both or none, given '%s'", v);
-        } else if (!strcmp(a, "--model")) {
+        else if (!strcmp(a, "--standardize")) fo.standardize = v; /* checked by the library */
+        else if (!strcmp(a, "--model")) {
             int k = ns_world_kind_parse(v);
             if (k < 0) rc = cli_usage("train", "--model expects resmlp or film, given '%s'", v);
             else cfg->kind = (ns_world_kind)k;

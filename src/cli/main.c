@@ -77,7 +77,7 @@ static const command commands[] = {
      "       side-by-side runs)] [--repeat K (best of K timed passes)] [--quiet]"},
     {"embed", cmd_embed, "neural text embeddings (MiniLM / MPNet) of prompts and actions, cached",
      "nextstate embed DATASET_DIR [--model NAME|DIR] [--cache DIR] [--batch N] [--domains DIR] [--quiet] [--json]\n"
-     "                [--states-out S.npy] [--actions-out A.npy] [--layout paper|state-first] [--chunks]\n"
+     "                [--states-out S.npy] [--actions-out A.npy] [--layout paper|state-first] [--chunks|--truncate]\n"
      "  Renders every state's prompt and every action's text, embeds the texts the cache lacks and\n"
      "  saves the cache (default DATASET_DIR/embeddings/MODEL): embeddings.npy [N, D] float32, keys.npy, manifest.json.\n"
      "  --states-out / --actions-out also write row-aligned float32 matrices (rows = global state ids /\n"
@@ -85,7 +85,8 @@ static const command commands[] = {
      "  --layout: paper (default, the exact EmbedPlan prompt) or state-first (the CURRENT STATE block first,\n"
      "  then the problem and goal blocks: a model that truncates — MiniLM reads 256 word pieces — keeps the state).\n"
      "  --chunks: no truncation; a text is cut into windows of max_seq_length − 2 word pieces and embedded as\n"
-     "  the mean of their embeddings (its own encoder: cache MODEL+chunks, fingerprint of its own).\n"
+     "  the mean of their embeddings (its own encoder: cache MODEL+chunks, fingerprint of its own).  The default\n"
+     "  when any text exceeds the window (stderr says how many); --truncate keeps only the first window instead.\n"
      "nextstate embed stats DATASET_DIR… [--model …] [--layout …] [--json]\n"
      "  Word pieces per state prompt against the model's max_seq_length: how many prompts are truncated,\n"
      "  where the CURRENT STATE block starts, how many states lose part or all of it, and how many become\n"
@@ -103,7 +104,7 @@ static const command commands[] = {
      "                [--lr 4e-5] [--weight-decay 0.01] [--warmup 10] [--warmup-start 0.1] [--batch 128]\n"
      "                [--epochs 200] [--seed S] [--tau 0.07] [--action-weight 2] [--action-loss list|grid|none]\n"
      "                [--action-k 50] [--eval-every 1] [--dev-pool 128] [--patience N] [--time-limit S]\n"
-     "                [--standardize state|action|both|none] [--log FILE] [--json] [--quiet]\n"
+     "                [--standardize auto|state|action|both|none] [--log FILE] [--json] [--quiet]\n"
      "  Features: builtin (bag of atom literals / action schema + argument one-hots, vocabulary fitted on the\n"
      "  training problems), FILE.npy (float32 [rows, D]) or DIR/PREFIX (CSR saved by ns_csr_save); rows are\n"
      "  global state ids, or global action ids = action_offset[problem] + operator — or, for action features\n"
@@ -113,7 +114,8 @@ static const command commands[] = {
      "  the split, comma-separated.  --hidden: head block width (default D dense, 512 sparse).\n"
      "  --standardize: z-score dense features per column with the mean and standard deviation of the\n"
      "  training transitions' states (and/or action rows), kept in the checkpoint for eval — for frozen\n"
-     "  text embeddings, whose rows are nearly one vector (cosine ~0.99 between states).\n"
+     "  text embeddings, whose rows are nearly one vector (cosine ~0.99 between states).  Default auto:\n"
+     "  every dense side (embeddings, .npy rows), never a sparse one (builtin, CSR).\n"
      "  The epoch with the best dev Hit@5 is kept (never the test list).  --json prints the run's summary."},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"

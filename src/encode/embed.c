@@ -353,3 +353,161 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
     free(todo_key);
     return NS_OK;
 }
+
+int64_t ns_embed_count_over_window(const ns_bert *m, int64_t n, const char *const *texts, const size_t *lens)
+{
+    const ns_wordpiece *wp = ns_bert_wordpiece(m);
+    const size_t K = (size_t)ns_bert_config_of(m)->max_seq_length - 2;
+    int32_t *ids = NULL;
+    size_t nids = 0, cap = 0;
+    int64_t over = 0;
+    for (int64_t i = 0; i < n; i++) {
+        nids = 0;
+        size_t len = lens ? lens[i] : strlen(texts[i]);
+        over += ns_wordpiece_tokenize(wp, texts[i], len, K + 1, &ids, &nids, &cap) > K;
+    }
+    free(ids);
+    return over;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value at fraction q of the sorted copy of x[0 … n). */
+static int quantile(const int *x, int64_t n, int64_t num, int64_t den)
+{
+    if (n == 0) return 0;
+    int *c = ns_xmalloc((size_t)n * sizeof *c);
+    memcpy(c, x, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, cmp_int);
+    int v = c[num == den ? n - 1 : (n * num) / den];
+    free(c);
+    return v;
+}
+
+ns_status ns_embed_prompt_stats(const ns_bert *m, const ns_dataset *ds, ns_render_prep *const *preps,
+                                ns_prompt_layout layout, ns_prompt_stats *out, ns_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const ns_wordpiece *wp = ns_bert_wordpiece(m);
+    const int L = ns_bert_config_of(m)->max_seq_length, K = L - 2; /* content tokens kept */
+    out->max_seq_length = L;
+    int32_t *ids = NULL, *enc = ns_xmalloc((size_t)L * sizeof *enc);
+    size_t n = 0, cap = 0;
+    int64_t N = ns_dataset_nstates(ds);
+    int *total = ns_xmalloc((size_t)(N + 1) * sizeof *total), *start = ns_xmalloc((size_t)(N + 1) * sizeof *start),
+        *stok = ns_xmalloc((size_t)(N + 1) * sizeof *stok);
+    uint64_t *h = ns_xmalloc((size_t)(N + 1) * sizeof *h);
+    int64_t over = 0, cut = 0, lost = 0, merged = 0;
+    double kept = 0;
+    ns_status st = NS_OK;
+    ns_buf b;
+    ns_buf_init(&b);
+    const int32_t *sprob = ds->state_problem.data;
+    for (int p = 0; p < ds->nproblems && !st; p++) {
+        const ns_ds_problem *pr = &ds->problems[p];
+        if (pr->nstates == 0) continue;
+        /* the problem's fixed head "… ### CURRENT STATE ###\n" and tail "\n\n### GOAL …" */
+        b.len = 0;
+        ns_render_prep_prompt_layout_bits(preps[p], ns_dataset_state(ds, pr->state_offset), layout, &b);
+        const char *sb = strstr(b.data, "### CURRENT STATE ###\n");
+        const char *gl = sb ? strstr(sb, "\n\n###") : NULL; /* the next block's header ends the state */
+        if (!sb || !gl) {
+            st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                              "%s: a prompt without a CURRENT STATE block and a block after it", ds->domain_name);
+            break;
+        }
+        size_t head_len = (size_t)(sb - b.data) + strlen("### CURRENT STATE ###\n"),
+               tail_len = b.len - (size_t)(gl - b.data);
+        n = 0;
+        int head = (int)ns_wordpiece_tokenize(wp, b.data, head_len, 0, &ids, &n, &cap);
+        n = 0;
+        int tail = (int)ns_wordpiece_tokenize(wp, gl, tail_len, 0, &ids, &n, &cap);
+        for (int64_t s = pr->state_offset; s < pr->state_offset + pr->nstates; s++) {
+            if (sprob[s] != p) continue;
+            b.len = 0;
+            ns_render_prep_prompt_layout_bits(preps[p], ns_dataset_state(ds, s), layout, &b);
+            n = 0;
+            int t = (int)ns_wordpiece_tokenize(wp, b.data, b.len, 0, &ids, &n, &cap);
+            total[s] = t + 2;
+            start[s] = head + 1; /* 0-based position of the state's first piece after CLS */
+            stok[s] = t - head - tail;
+            int keep = K - head < 0 ? 0 : K - head > stok[s] ? stok[s] : K - head;
+            over += total[s] > L;
+            cut += keep < stok[s];
+            lost += stok[s] > 0 && keep == 0;
+            kept += stok[s] > 0 ? (double)keep / stok[s] : 1.0;
+            int len = ns_wordpiece_encode(wp, b.data, b.len, L, enc);
+            h[s - pr->state_offset] = ns_hash_bytes(enc, (size_t)len * sizeof *enc, 0x737461747365ULL);
+        }
+        /* states of this problem whose truncated input another state shares */
+        qsort(h, (size_t)pr->nstates, sizeof *h, cmp_u64);
+        for (int64_t i = 0; i < pr->nstates; i++)
+            merged += (i > 0 && h[i] == h[i - 1]) || (i + 1 < pr->nstates && h[i] == h[i + 1]);
+    }
+    if (!st) {
+        double fN = N ? (double)N : 1;
+        out->prompts = N;
+        out->min = quantile(total, N, 0, 1);
+        out->median = quantile(total, N, 1, 2);
+        out->p90 = quantile(total, N, 9, 10);
+        out->max = quantile(total, N, 1, 1);
+        out->state_start_median = quantile(start, N, 1, 2);
+        out->state_tokens_median = quantile(stok, N, 1, 2);
+        out->over_max = over / fN;
+        out->state_cut = cut / fN;
+        out->state_lost = lost / fN;
+        out->state_kept_mean = kept / fN;
+        out->merged = merged / fN;
+    }
+    ns_buf_free(&b);
+    free(total);
+    free(start);
+    free(stok);
+    free(h);
+    free(ids);
+    free(enc);
+    return st;
+}
+
+void ns_text_list_dataset(ns_text_list *l, const ns_dataset *ds, ns_render_prep *const *preps, ns_prompt_layout layout)
+{
+    memset(l, 0, sizeof *l);
+    ns_buf_init(&l->all);
+    l->nstates = ns_dataset_nstates(ds);
+    for (int i = 0; i < ds->nproblems; i++) l->nactions += ds->problems[i].nops;
+    l->n = l->nstates + l->nactions;
+    size_t *off = ns_xmalloc((size_t)(l->n + 1) * sizeof *off);
+    l->lens = ns_xmalloc((size_t)(l->n + 1) * sizeof *l->lens);
+    int64_t n = 0;
+    for (int64_t s = 0; s < l->nstates; s++, n++) {
+        off[n] = l->all.len;
+        ns_render_prep_prompt_layout_bits(preps[((const int32_t *)ds->state_problem.data)[s]], ns_dataset_state(ds, s),
+                                          layout, &l->all);
+        l->lens[n] = l->all.len - off[n];
+    }
+    for (int i = 0; i < ds->nproblems; i++)
+        for (int op = 0; op < ds->problems[i].nops; op++, n++) {
+            off[n] = l->all.len;
+            ns_buf_puts(&l->all, ds->problems[i].ops[op]);
+            l->lens[n] = l->all.len - off[n];
+        }
+    l->texts = ns_xmalloc((size_t)(l->n + 1) * sizeof *l->texts);
+    for (int64_t i = 0; i < l->n; i++) l->texts[i] = l->all.data + off[i];
+    free(off);
+}
+
+void ns_text_list_free(ns_text_list *l)
+{
+    free(l->texts);
+    free(l->lens);
+    ns_buf_free(&l->all);
+    memset(l, 0, sizeof *l);
+}

@@ -48,7 +48,7 @@ static void train_json(ns_buf *b, const char *split_dir, const ns_fit_opts *fo, 
                   "\"samples_per_s\": %.1f, \"params\": {\"state_head\": %zu, \"action_head\": %zu, "
                   "\"transition\": %zu, \"total\": %zu}}",
                   ns_protocol_name(r->protocol), ns_action_rows_name(r->cfg.action_rows),
-                  fo->std_state ? (fo->std_action ? "both" : "state") : fo->std_action ? "action" : "none",
+                  r->std_state ? (r->std_action ? "both" : "state") : r->std_action ? "action" : "none",
                   (long long)r->ntrain, (long long)r->ndev, o->lr, o->weight_decay, o->beta1, o->beta2,
                   o->warmup_epochs, o->warmup_start, o->batch, o->epochs, st->epochs_run, (unsigned long long)o->seed,
                   o->tau, o->action_weight, o->action_weight <= 0 ? "none" : o->action_grid ? "grid" : "list",
@@ -61,13 +61,15 @@ ns_status ns_world_fit(const char *split_dir, const ns_fit_opts *o, const char *
 {
     memset(r, 0, sizeof *r);
     ns_world_data wd;
-    ns_status st = ns_world_data_open(&wd, split_dir, o->state_spec, o->action_spec, o->std_state, o->std_action, err);
+    ns_status st = ns_world_data_open(&wd, split_dir, o->state_spec, o->action_spec, o->standardize, err);
     if (st != NS_OK) return st;
     const ns_split *sp = &wd.sd.split;
     r->protocol = sp->protocol;
     r->ndatasets = sp->ndatasets;
     r->ntrain = sp->train.n;
     r->ndev = sp->dev.n;
+    r->std_state = wd.std_state;
+    r->std_action = wd.std_action;
     r->cfg = o->cfg;
     r->cfg.state_dim = (int)wd.in.state.dim;
     r->cfg.action_dim = (int)wd.in.action.dim;

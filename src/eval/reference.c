@@ -618,7 +618,7 @@ ns_status ns_ref_run(const char *split_dir, ns_ref_method m, const char *state_s
 {
     memset(rep, 0, sizeof *rep);
     ns_world_data wd;
-    ns_status st = ns_world_data_open(&wd, split_dir, state_spec, "builtin", false, false, err);
+    ns_status st = ns_world_data_open(&wd, split_dir, state_spec, "builtin", "none", err);
     if (st != NS_OK) return st;
     ns_world_list l;
     ns_ref_model *model = NULL;

@@ -9,7 +9,7 @@
 static void wd_zero(ns_world_data *wd) { memset(wd, 0, sizeof *wd); }
 
 ns_status ns_world_data_open(ns_world_data *wd, const char *split_dir, const char *state_spec, const char *action_spec,
-                             bool std_state, bool std_action, ns_error *err)
+                             const char *standardize, ns_error *err)
 {
     wd_zero(wd);
     ns_vocab_init(&wd->sv);
@@ -23,7 +23,10 @@ ns_status ns_world_data_open(ns_world_data *wd, const char *split_dir, const cha
         st = ns_world_inputs_load(&wd->in, wd->sd.ds, sp->ndatasets, state_spec, action_spec, &wd->sv, &wd->av, err);
     }
     if (st == NS_OK)
-        st = ns_world_standardize_split(&wd->in, &wd->sd.split, std_state, std_action, &wd->sstd, &wd->astd, err);
+        st = ns_world_standardize_sides(&wd->in, standardize, &wd->std_state, &wd->std_action, err);
+    if (st == NS_OK)
+        st = ns_world_standardize_split(&wd->in, &wd->sd.split, wd->std_state, wd->std_action, &wd->sstd, &wd->astd,
+                                        err);
     if (st != NS_OK) ns_world_data_free(wd);
     return st;
 }

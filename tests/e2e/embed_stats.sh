@@ -27,9 +27,13 @@ expect_exit 0 "$NS" embed stats "$TMP/ferry" --model "$MODEL"
 grep -q "merged" "$TMP/out" || fail "stats table: $(cat "$TMP/out")"
 expect_exit 30 "$NS" embed stats "$TMP/ferry" --model "$MODEL" --layout goal-first
 expect_exit 30 "$NS" embed stats --model "$MODEL"
-# embedding with either layout: different texts, so different rows
-expect_exit 0 "$NS" embed "$TMP/ferry" --model "$MODEL" --cache "$TMP/cache" --states-out "$TMP/s1.npy" --quiet
-expect_exit 0 "$NS" embed "$TMP/ferry" --model "$MODEL" --cache "$TMP/cache" --states-out "$TMP/s2.npy" --layout state-first --quiet
+# embedding with either layout: different texts, so different rows (--truncate: the first window only,
+# said on stderr with the count of texts cut)
+expect_exit 0 "$NS" embed "$TMP/ferry" --model "$MODEL" --cache "$TMP/cache" --states-out "$TMP/s1.npy" --quiet --truncate
+grep -qE "[0-9]+ of [0-9]+ texts exceed tiny-bert's window of 16 word pieces: truncated" "$TMP/err" ||
+    fail "--truncate does not say what it cut: $(cat "$TMP/err")"
+expect_exit 0 "$NS" embed "$TMP/ferry" --model "$MODEL" --cache "$TMP/cache" --states-out "$TMP/s2.npy" --layout state-first --quiet --truncate
+expect_exit 30 "$NS" embed "$TMP/ferry" --model "$MODEL" --chunks --truncate
 ! cmp -s "$TMP/s1.npy" "$TMP/s2.npy" || fail "state-first embeddings equal the paper layout's"
 # chunks: every piece is read, its own cache (another encoder), other rows
 expect_exit 0 "$NS" embed "$TMP/ferry" --model "$MODEL" --chunks --states-out "$TMP/s3.npy" --json
@@ -38,4 +42,28 @@ grep -q '"model": "tiny-bert"' "$TMP/out" || fail "embed --json: $(cat "$TMP/out
 ! cmp -s "$TMP/s1.npy" "$TMP/s3.npy" || fail "chunked embeddings equal the truncated ones"
 expect_exit 31 "$NS" embed "$TMP/ferry" --model "$MODEL" --chunks --cache "$TMP/cache"
 grep -q "another model" "$TMP/err" || fail "a truncating cache takes chunked rows: $(cat "$TMP/err")"
+# the default never truncates silently: prompts beyond the window are chunked, and stderr counts them;
+# the rows are those of --chunks
+expect_exit 0 "$NS" embed "$TMP/ferry" --model "$MODEL" --cache "$TMP/cache-auto" --states-out "$TMP/s4.npy" --quiet
+n=$(grep -oE "[0-9]+ of [0-9]+ texts exceed tiny-bert's window of 16 word pieces: chunked" "$TMP/err" | grep -oE "^[0-9]+")
+[ -n "$n" ] && [ "$n" -gt 0 ] || fail "default embed does not say it chunked: $(cat "$TMP/err")"
+cmp -s "$TMP/s3.npy" "$TMP/s4.npy" || fail "default (chunked) rows differ from --chunks"
+# the default directory cache of a chunked run is the +chunks one
+expect_exit 0 "$NS" embed "$TMP/ferry" --model "$MODEL" --quiet
+[ -f "$TMP/ferry/embeddings/tiny-bert+chunks/embeddings.npy" ] || fail "default run: no +chunks cache"
+# a truncated cache file is named with what was expected
+cp -r "$TMP/cache-auto" "$TMP/cache-cut"
+f="$TMP/cache-cut/embeddings.npy"
+head -c $(($(stat -c %s "$f") / 2)) "$f" >"$TMP/half" && mv "$TMP/half" "$f"
+expect_exit 31 "$NS" embed "$TMP/ferry" --model "$MODEL" --cache "$TMP/cache-cut" --quiet
+grep -q "embeddings.npy: truncated: expected" "$TMP/err" || fail "truncated cache: $(cat "$TMP/err")"
+# train standardises dense (embedding) inputs by default, never sparse (builtin) ones; recorded in the checkpoint
+expect_exit 0 "$NS" split interpolation "$TMP/ferry" -o "$TMP/sp" --pool-size 8 --seed 1
+expect_exit 0 "$NS" train "$TMP/sp" -o "$TMP/d.ckpt" --state-features "$TMP/s4.npy" --epochs 1 --json --quiet
+grep -q '"standardize": "state"' "$TMP/out" || fail "dense states, builtin actions: $(cat "$TMP/out")"
+expect_exit 0 "$NS" train "$TMP/sp" -o "$TMP/n.ckpt" --state-features "$TMP/s4.npy" --standardize none --epochs 1 --json --quiet
+grep -q '"standardize": "none"' "$TMP/out" || fail "--standardize none: $(cat "$TMP/out")"
+expect_exit 0 "$NS" train "$TMP/sp" -o "$TMP/b.ckpt" --epochs 1 --json --quiet
+grep -q '"standardize": "none"' "$TMP/out" || fail "builtin inputs standardised: $(cat "$TMP/out")"
+expect_exit 30 "$NS" train "$TMP/sp" -o "$TMP/x.ckpt" --standardize sideways --epochs 1
 echo ok

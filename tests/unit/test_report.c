@@ -44,7 +44,7 @@ static void test_world_list(void)
 {
     ns_world_data wd;
     ns_error e;
-    CHECK_EQ_INT(ns_world_data_open(&wd, split_dir, "builtin", "builtin", false, false, &e), NS_OK);
+    CHECK_EQ_INT(ns_world_data_open(&wd, split_dir, "builtin", "builtin", "none", &e), NS_OK);
     CHECK(wd.sv.n > 0 && wd.av.n > 0 && wd.in.nds == 1);
     ns_world_list l;
     CHECK_EQ_INT(ns_world_data_list(&wd, false, 5, split_dir, &l, &e), NS_OK);
@@ -59,7 +59,7 @@ static void test_world_list(void)
     ns_world_list_free(&l);
     ns_world_data_free(&wd);
     /* standardising sparse built-in features is refused, and nothing leaks */
-    CHECK(ns_world_data_open(&wd, split_dir, "builtin", "builtin", true, false, &e) == NS_ERR_USAGE);
+    CHECK(ns_world_data_open(&wd, split_dir, "builtin", "builtin", "state", &e) == NS_ERR_USAGE);
 }
 
 static void test_fit_report(void)
@@ -120,7 +120,7 @@ static void test_ref_run(void)
     ns_error e;
     CHECK_EQ_INT(ns_ref_run(split_dir, NS_REF_OFFSET_ACTION, "builtin", false, 2, &rep, &e), NS_OK);
     ns_world_data wd;
-    CHECK_EQ_INT(ns_world_data_open(&wd, split_dir, "builtin", "builtin", false, false, &e), NS_OK);
+    CHECK_EQ_INT(ns_world_data_open(&wd, split_dir, "builtin", "builtin", "none", &e), NS_OK);
     ns_ref_model *m = NULL;
     ns_eval_result r;
     const ns_split *sp = &wd.sd.split;

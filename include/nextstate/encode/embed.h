@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "nextstate/encode/bert.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/data/render.h"
 #include "nextstate/util/error.h"
 
 #define NS_EMBED_FORMAT "nextstate-embeddings"
@@ -97,5 +99,43 @@ typedef struct ns_embed_opts {
  * texts can be looked up, but another model's rows are never mixed in). */
 ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const char *const *texts,
                          const size_t *lens, const ns_embed_opts *o, int64_t *computed, ns_error *err);
+
+/* How many of texts[0..n) are longer than m's window (more than
+ * max_seq_length − 2 word pieces, CLS and SEP aside): the texts that
+ * truncation would cut.  `nextstate embed` chunks when this is not 0
+ * (unless told to truncate) and says how many. */
+int64_t ns_embed_count_over_window(const ns_bert *m, int64_t n, const char *const *texts, const size_t *lens);
+
+/* How a model's truncation treats a dataset's state prompts (`nextstate
+ * embed stats`): word pieces per prompt (CLS and SEP included) against
+ * max_seq_length, where the CURRENT STATE block starts, how much of it
+ * survives truncation, and how many states become indistinguishable (their
+ * truncated model input equals another state's of the same problem).
+ * Fractions are over the dataset's states. */
+typedef struct ns_prompt_stats {
+    int max_seq_length;
+    int64_t prompts;
+    int min, median, p90, max;                    /* word pieces per prompt */
+    int state_start_median, state_tokens_median; /* the CURRENT STATE block */
+    double over_max, state_cut, state_lost, state_kept_mean, merged;
+} ns_prompt_stats;
+/* preps: ns_feat_renders_new of ds.  NS_ERR_INPUT for a prompt without a
+ * CURRENT STATE block followed by another block. */
+ns_status ns_embed_prompt_stats(const ns_bert *m, const ns_dataset *ds, ns_render_prep *const *preps,
+                                ns_prompt_layout layout, ns_prompt_stats *out, ns_error *err);
+
+/* The texts a text encoder reads for a dataset: every state's prompt
+ * (rows = global state ids; layout as given, preps from ns_feat_renders_new)
+ * and then every action's grounded text (rows = global action ids,
+ * action_offset[problem] + operator).  texts[i] points into the owned
+ * buffer, lens[i] bytes. */
+typedef struct ns_text_list {
+    int64_t n, nstates, nactions;
+    const char **texts;
+    size_t *lens;
+    ns_buf all;
+} ns_text_list;
+void ns_text_list_dataset(ns_text_list *l, const ns_dataset *ds, ns_render_prep *const *preps, ns_prompt_layout layout);
+void ns_text_list_free(ns_text_list *l);
 
 #endif

@@ -111,6 +111,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "nextstate/util/csr.h"
+#include "nextstate/util/linalg.h"
 #include "nextstate/data/dataset.h"
 #include "nextstate/util/error.h"
 #include "nextstate/data/render.h"
@@ -244,13 +245,7 @@ ns_status ns_featurizer_project(const ns_featurizer *f, const ns_csr *rows, floa
 ns_status ns_featurizer_save(const ns_featurizer *f, const char *path, ns_error *err);
 ns_status ns_featurizer_load(ns_featurizer *f, const char *path, ns_error *err);
 
-/* Randomized truncated SVD of the rows of X (nrows × ncols): the top k right
- * singular vectors as components[ncols × k] and singular values sv[k],
- * descending.  Needs k < ncols; l = min(k + oversample, ncols) columns,
- * iters power iterations, seeded; exact (XᵀX eigendecomposition) when l is
- * at least 3/4 of ncols.  Deterministic for a seed (and BLAS thread count).
- * Exposed for tests and other encoders. */
-void ns_truncated_svd(const ns_csr *X, int k, int oversample, int iters, uint64_t seed, float *components, float *sv);
+/* ns_truncated_svd: util/linalg.h. */
 
 /* ---- datasets ------------------------------------------------------------- */
 

@@ -19,7 +19,7 @@ typedef struct ns_fit_opts {
     ns_world_config cfg;             /* dims and sparsity are set from the features */
     ns_train_opts train;             /* on_epoch / ctx are the fit's own when log_path is set */
     const char *state_spec, *action_spec; /* "builtin" */
-    bool std_state, std_action;      /* standardise (dense features only) */
+    const char *standardize;         /* none, state, action, both; NULL: every dense side */
     const char *log_path;            /* one line per epoch (NULL: none) */
     /* called once the model exists, before training (may be NULL): r holds
      * everything but the training stats and json */
@@ -34,6 +34,7 @@ typedef struct ns_fit_result {
     ns_protocol protocol;
     int ndatasets;
     int64_t ntrain, ndev;
+    bool std_state, std_action;                   /* the sides standardised */
     ns_world_config cfg;                          /* as built */
     size_t params_state, params_action, params_t; /* ns_world_counts */
     ns_train_stats stats;

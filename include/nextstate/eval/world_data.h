@@ -25,14 +25,17 @@ typedef struct ns_world_data {
     ns_vocab sv, av;                /* built-in vocabularies (empty for feature files) */
     ns_feature_std sstd, astd;      /* dim 0: not standardised */
     ns_world_inputs in;
+    bool std_state, std_action;     /* the sides standardised */
 } ns_world_data;
 
 /* For training (and the reference methods): opens the split, fits the
  * built-in vocabularies on its training problems, loads the inputs and
- * standardises the chosen sides on the training transitions.  On error
+ * standardises the sides standardize names ("none", "state", "action",
+ * "both"; NULL or "auto": every dense side, ns_world_standardize_sides) on
+ * the training transitions.  On error
  * nothing is left to free. */
 ns_status ns_world_data_open(ns_world_data *wd, const char *split_dir, const char *state_spec, const char *action_spec,
-                             bool std_state, bool std_action, ns_error *err);
+                             const char *standardize, ns_error *err);
 
 /* For a trained model w whose checkpoint meta text is meta (model_path names
  * it in errors): vocabularies, specs and standardisation as recorded (a

@@ -88,6 +88,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "nextstate/util/csr.h"
+#include "nextstate/encode/inputs.h"
 #include "nextstate/data/dataset.h"
 #include "nextstate/util/error.h"
 #include "nextstate/learn/params.h"
@@ -98,130 +99,7 @@
 #define NS_WORLD_VERSION 1
 #define NS_WORLD_MAX_LAYERS 8
 
-/* ---- features --------------------------------------------------------------- */
-
-/* What an action feature row stands for (see ACTION ROW MODES above). */
-typedef enum ns_action_rows { NS_AROWS_ACTION, NS_AROWS_STATE_ACTION } ns_action_rows;
-const char *ns_action_rows_name(ns_action_rows m); /* "action", "state-action" */
-int ns_action_rows_parse(const char *s);           /* -1 when unknown */
-
-typedef struct ns_features {
-    int64_t nrows, dim;
-    bool sparse;
-    float *dense;        /* nrows × dim when !sparse */
-    ns_csr csr;          /* when sparse */
-    ns_action_rows rows; /* from the SPEC.rows.json sidecar; NS_AROWS_ACTION without one */
-} ns_features;
-
-void ns_features_free(ns_features *f);
-/* Loads "FILE.npy" (dense float32 [N, D]) or "DIR/PREFIX" (CSR triple with
- * _shape.npy), and the row mode of its sidecar when there is one (its count
- * must equal the rows). */
-ns_status ns_features_load(ns_features *f, const char *spec, ns_error *err);
-/* Writes the sidecar SPEC.rows.json that marks features as mode m with
- * nrows rows. */
-ns_status ns_features_rows_save(const char *spec, ns_action_rows m, int64_t nrows, ns_error *err);
-/* Stacks a[0 … n) row-wise (equal widths, kinds and row modes); the inputs
- * are freed. */
-ns_status ns_features_stack(ns_features *out, ns_features *a, int n, ns_error *err);
-/* Whether rows a and b hold the same features (bitwise; sparse rows by
- * their stored entries) — two such states are indistinguishable to every
- * model fed f. */
-bool ns_features_rows_equal(const ns_features *f, int64_t a, int64_t b);
-
-/* action_offset[p] = Σ_{q<p} problems[q].nops for p ≤ nproblems
- * (nproblems + 1 entries, malloc'ed); the last entry is the action count. */
-int64_t *ns_action_offsets(const ns_dataset *ds);
-
-/* A vocabulary of terms (byte order once sorted), for the built-in encoder. */
-typedef struct ns_vocab {
-    int n, cap;
-    char **terms;
-    ns_strmap map;
-} ns_vocab;
-void ns_vocab_init(ns_vocab *v);
-void ns_vocab_free(ns_vocab *v);
-/* Adds a term unless present; returns its id. */
-int ns_vocab_add(ns_vocab *v, const char *term);
-/* Sorts the terms by bytes and renumbers. */
-void ns_vocab_sort(ns_vocab *v);
-
-/* Fits the built-in vocabularies on the problems of ds whose mask entry is
- * true (mask NULL: all), adding to sv (atom texts) and av (action terms).
- * Call ns_vocab_sort afterwards. */
-void ns_builtin_fit(ns_vocab *sv, ns_vocab *av, const ns_dataset *ds, const bool *mask);
-/* Built-in features of every state / ground action of ds (CSR, width
- * v->n). */
-void ns_builtin_states(ns_features *f, const ns_dataset *ds, const ns_vocab *v);
-void ns_builtin_actions(ns_features *f, const ns_dataset *ds, const ns_vocab *v);
-
-/* Fits the built-in vocabularies on the problems that have transitions in
- * sp's train list (datasets ds[0 … nds)), sorted. */
-void ns_builtin_fit_split(ns_vocab *sv, ns_vocab *av, const ns_dataset *const *ds, int nds, const ns_split *sp);
-
-/* What the model reads: datasets and their stacked feature rows. */
-typedef struct ns_world_inputs {
-    int nds;
-    const ns_dataset *const *ds;
-    ns_features state, action;
-    ns_action_rows action_rows; /* = action.rows */
-    int64_t *state_base;        /* nds + 1: dataset d's states are rows state_base[d] + id */
-    int64_t *action_base;       /* nds + 1: dataset d's action rows start at action_base[d] */
-    int64_t **action_offset;    /* per dataset, ns_action_offsets */
-    int64_t **tr_pair;          /* state-action mode: per dataset, transition -> pair id */
-} ns_world_inputs;
-
-/* Takes ownership of the two (stacked) feature sets and checks their row
- * counts against the datasets' states and actions (ground actions or
- * applicable pairs, by action->rows).  The array ds (and the datasets) are
- * borrowed: they must outlive in. */
-ns_status ns_world_inputs_init(ns_world_inputs *in, const ns_dataset *const *ds, int nds, ns_features *state,
-                               ns_features *action, ns_error *err);
-void ns_world_inputs_free(ns_world_inputs *in);
-/* The action row (into in->action) of transition t of dataset d. */
-int64_t ns_world_transition_arow(const ns_world_inputs *in, int d, int64_t t);
-/* The action row of applicable_ops[k] of dataset d applied in its state s
- * (k ∈ [applicable_offsets[s], applicable_offsets[s + 1])). */
-int64_t ns_world_applicable_arow(const ns_world_inputs *in, int d, int64_t s, int64_t k);
-/* Builds inputs from feature specs: "builtin" (with the vocabularies sv /
- * av) or a comma-separated list of one spec per dataset ("FILE.npy" or
- * "DIR/PREFIX"), stacked. */
-ns_status ns_world_inputs_load(ns_world_inputs *in, const ns_dataset *const *ds, int nds, const char *state_spec,
-                               const char *action_spec, const ns_vocab *sv, const ns_vocab *av, ns_error *err);
-/* Per-column standardisation of dense features, x ↦ (x − mean) · scale with
- * scale = 1 / std (1 where std < 1e-6), fitted on training rows: for
- * features whose rows are nearly one vector — a frozen text encoder's
- * pooled embeddings of templated prompts (cosine ≈ 0.99 between states) —
- * so the differences between states reach the first layer at unit scale.
- * dim 0: none. */
-typedef struct ns_feature_std {
-    int dim;
-    float *mean, *scale;
-} ns_feature_std;
-void ns_feature_std_free(ns_feature_std *s);
-/* Fits on rows[0 … n) of the dense features f. */
-void ns_feature_std_fit(ns_feature_std *s, const ns_features *f, const int64_t *rows, int64_t n);
-/* Applies s to every row of f in place (dense, s->dim columns; NS_ERR_INPUT
- * naming `side` otherwise); dim 0 leaves f alone. */
-ns_status ns_feature_std_apply(const ns_feature_std *s, ns_features *f, const char *side, ns_error *err);
-/* Fits the chosen sides of in on the split's training transitions — states:
- * their source and target states; actions: their action rows, each row once
- * — and applies them (ss / as receive the fits; dim 0 for a side not
- * chosen). */
-ns_status ns_world_standardize_split(ns_world_inputs *in, const ns_split *sp, bool state, bool action,
-                                     ns_feature_std *ss, ns_feature_std *as, ns_error *err);
-
-/* The checkpoint's "features" object: {"state": spec, "action": spec,
- * "state_vocab": [terms…], "action_vocab": [terms…], "standardize":
- * {"state": {"mean": […], "scale": […]} | null, "action": … }} (vocabularies
- * only for builtin sides; ss / as may be NULL). */
-void ns_world_features_json(ns_buf *b, const char *state_spec, const char *action_spec, const ns_vocab *sv,
-                            const ns_vocab *av, const ns_feature_std *ss, const ns_feature_std *as);
-/* Reads that object back from a checkpoint's meta text: malloc'ed specs,
- * the vocabularies (initialised here; empty for non-builtin sides) and the
- * standardisations (dim 0 when none; ss / as may be NULL). */
-ns_status ns_world_features_parse(const char *meta, char **state_spec, char **action_spec, ns_vocab *sv, ns_vocab *av,
-                                  ns_feature_std *ss, ns_feature_std *as, ns_error *err);
+/* ---- features: encode/features.h, encode/builtin.h, encode/inputs.h ---------- */
 
 /* ---- model ---------------------------------------------------------------------- */
 
