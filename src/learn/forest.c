@@ -24,6 +24,8 @@ void ns_forest_free(ns_forest *f)
     free(f->left);
     free(f->right);
     free(f->default_left);
+    free(f->nodes);
+    free(f->missing);
     ns_forest_init(f);
 }
 
@@ -84,6 +86,17 @@ static ns_status check(const ns_forest *f, const char *path, ns_error *err)
     free(stack);
     free(seen);
     return st;
+}
+
+/* The packed copy prediction walks. */
+static void pack(ns_forest *f)
+{
+    f->nodes = ns_xmalloc(sizeof(ns_forest_node) * ((size_t)f->nnodes + 1));
+    f->missing = ns_xmalloc(sizeof(int32_t) * ((size_t)f->nnodes + 1));
+    for (int i = 0; i < f->nnodes; i++) {
+        f->nodes[i] = (ns_forest_node){f->feat[i], f->value[i], f->left[i], f->right[i]};
+        f->missing[i] = f->default_left[i] ? f->left[i] : f->right[i];
+    }
 }
 
 static const ns_json *array_of(const ns_json *o, const char *key, int n)
@@ -183,6 +196,7 @@ ns_status ns_forest_from_xgb_json(ns_forest *f, const char *text, size_t len, in
     }
     ns_json_free(&j);
     if (st == NS_OK) st = check(f, NULL, err);
+    if (st == NS_OK) pack(f);
     if (st != NS_OK) ns_forest_free(f);
     return st;
 }
@@ -239,7 +253,11 @@ void ns_forest_save(const ns_forest *f, ns_buf *out)
 
 static void get_i32s(int32_t *a, const unsigned char *p, int n)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(a, p, 4 * (size_t)n);
+#else
     for (int i = 0; i < n; i++) a[i] = (int32_t)get_u32(p + 4 * (size_t)i);
+#endif
 }
 
 ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
@@ -274,10 +292,14 @@ ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char 
     q += 4 * (size_t)nt;
     get_i32s(f->feat, q, f->nnodes);
     q += 4 * (size_t)nn;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(f->value, q, 4 * (size_t)nn);
+#else
     for (uint32_t i = 0; i < nn; i++) {
         uint32_t u = get_u32(q + 4 * (size_t)i);
         memcpy(&f->value[i], &u, 4);
     }
+#endif
     q += 4 * (size_t)nn;
     get_i32s(f->left, q, f->nnodes);
     q += 4 * (size_t)nn;
@@ -285,6 +307,7 @@ ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char 
     q += 4 * (size_t)nn;
     memcpy(f->default_left, q, nn);
     ns_status st = check(f, path, err);
+    if (st == NS_OK) pack(f);
     if (st != NS_OK) ns_forest_free(f);
     return st;
 }
@@ -313,20 +336,21 @@ ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err)
 
 void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
 {
-    const int32_t *feat = f->feat, *left = f->left, *right = f->right;
-    const float *value = f->value;
-    const uint8_t *dl = f->default_left;
+    const ns_forest_node *nodes = f->nodes;
+    const int32_t *missing = f->missing;
     for (int r = 0; r < n; r++) {
         const float *x = X + (size_t)r * (size_t)f->nfeat;
         float *o = out + (size_t)r * (size_t)f->nout;
         for (int k = 0; k < f->nout; k++) o[k] = f->base_score;
         for (int t = 0; t < f->ntrees; t++) {
             int32_t nd = f->tree_root[t];
-            while (feat[nd] >= 0) {
-                float v = x[feat[nd]];
-                nd = isnan(v) ? (dl[nd] ? left[nd] : right[nd]) : (v < value[nd] ? left[nd] : right[nd]);
+            const ns_forest_node *q = &nodes[nd];
+            while (q->feat >= 0) {
+                float v = x[q->feat];
+                nd = isnan(v) ? missing[nd] : (v < q->value ? q->left : q->right);
+                q = &nodes[nd];
             }
-            o[f->tree_out[t]] += value[nd];
+            o[f->tree_out[t]] += q->value;
         }
     }
 }

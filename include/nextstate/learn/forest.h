@@ -22,6 +22,13 @@
 #include "nextstate/util/error.h"
 #include "nextstate/util/util.h"
 
+/* One node as prediction reads it (16 bytes, one cache-line share). */
+typedef struct ns_forest_node {
+    int32_t feat;  /* −1 at a leaf */
+    float value;   /* threshold, or the leaf value */
+    int32_t left, right; /* the missing-value child is `missing` */
+} ns_forest_node;
+
 typedef struct ns_forest {
     int nfeat, nout, ntrees, nnodes;
     float base_score;
@@ -30,6 +37,8 @@ typedef struct ns_forest {
     float *value;                  /* [nnodes] */
     int32_t *left, *right;         /* [nnodes] */
     uint8_t *default_left;         /* [nnodes] */
+    ns_forest_node *nodes;         /* [nnodes]: the same, packed for prediction */
+    int32_t *missing;              /* [nnodes]: child taken for a NaN input */
 } ns_forest;
 
 void ns_forest_init(ns_forest *f);
