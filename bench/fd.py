@@ -7,10 +7,18 @@ For every problem of a list, sequentially (never two timed runs at once):
   sat    nextstate `solve --search gbfs --heuristic ff`      vs  FD `--alias lama-first`:
          solved, plan length, plan valid (checked by `nextstate validate`), wall time.
 
-Search time is compared with search time: nextstate's "seconds" excludes parsing
-and grounding ("ground_seconds"), FD's "Search time" excludes the translator and
-reading output.sas.  Wall time of the whole process (FD: driver + translator +
-search) is reported too.
+CPU time is compared with CPU time.  FD's "Search time" is its own CPU clock
+(utils::Timer reads clock_gettime(CLOCK_PROCESS_CPUTIME_ID)) and excludes the
+translator and reading output.sas.  nextstate's JSON "seconds" is wall time
+(CLOCK_MONOTONIC), so it is not used for rates: nextstate's search CPU is the CPU
+time of the `solve` process (its rusage, user + system) minus the CPU time of a
+`nextstate ground` run of the same problem (parsing + grounding, measured once per
+problem).  Every process's CPU time (rusage, children included: FD's driver,
+translator and search) and wall time are reported too.
+
+With NS_BASE=/path/to/other/nextstate every nextstate run is repeated with that
+binary right after (interleaved, same problem), so a before/after comparison comes
+from one run under one load: columns "base", ratio new/base.
 
 Environment:
   BUILD               build folder holding `nextstate` (default build)
@@ -25,6 +33,9 @@ Environment:
                       _problems/ holding the generated problems)
   NEXTSTATE_BENCHMARKS  reference problems (default ../shared/benchmarks)
   FD_DRIVER           fast-downward.py to use (default: the one in up_fast_downward)
+  FD_SAT_SEARCH       FD's search in sat mode instead of --alias lama-first, e.g.
+                      "eager_greedy([ff()])" or "lazy_greedy([ff()],preferred=[ff()])"
+  NS_BASE             a second nextstate binary run beside the first (before/after)
 Only the Python standard library is used.
 """
 import csv
@@ -33,6 +44,7 @@ import json
 import math
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -49,8 +61,10 @@ MODES = env("BENCH_MODES", "blind,sat").split(",")
 MIN_SECONDS = float(env("BENCH_MIN_SECONDS", "0.05"))
 PROBLEMS = env("BENCH_PROBLEMS") or os.path.join(
     ROOT, "bench", "problems-quick.txt" if QUICK else "problems.txt")
-OUT = env("BENCH_OUT", os.path.join(ROOT, "results", "bench_fd"))
-BENCHMARKS = env("NEXTSTATE_BENCHMARKS") or os.path.join(ROOT, "..", "shared", "benchmarks")
+OUT = os.path.abspath(env("BENCH_OUT", os.path.join(ROOT, "results", "bench_fd")))
+BENCHMARKS = os.path.abspath(env("NEXTSTATE_BENCHMARKS") or os.path.join(ROOT, "..", "shared", "benchmarks"))
+NS_BASE = os.path.abspath(env("NS_BASE")) if env("NS_BASE") else None
+FD_SAT_SEARCH = env("FD_SAT_SEARCH")
 KILL_AFTER = LIMIT * 1.5 + 30  # hard wall-clock guard; both planners stop themselves first
 
 
@@ -66,8 +80,16 @@ def find_fd():
     return driver
 
 
-def run(cmd, cwd=None):
-    """Runs cmd; returns (exit code, stdout, stderr, wall seconds); code None if killed."""
+def children_cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
+def run(cmd, cwd=None, with_cpu=False):
+    """Runs cmd; returns (exit code, stdout, stderr, wall seconds); code None if killed.
+    with_cpu: a fifth value, the CPU seconds (user + system) of the process and the
+    descendants it waited for (runs are sequential, so the RUSAGE_CHILDREN delta)."""
+    c0 = children_cpu()
     t0 = time.perf_counter()
     try:
         p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=KILL_AFTER)
@@ -76,7 +98,10 @@ def run(cmd, cwd=None):
         code, out, err = None, e.stdout or "", e.stderr or ""
         out = out.decode() if isinstance(out, bytes) else out
         err = err.decode() if isinstance(err, bytes) else err
-    return code, out, err, time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    if with_cpu:
+        return code, out, err, wall, children_cpu() - c0
+    return code, out, err, wall
 
 
 # ---------------------------------------------------------------- problem list
@@ -119,11 +144,23 @@ def read_problems(path, gendir):
 
 # ---------------------------------------------------------------- the two planners
 
-def nextstate(dom, prob, search, heuristic, plan_file):
-    cmd = [NS, "solve", dom, prob, "--search", search, "--heuristic", heuristic, "--json",
+GROUND_CPU = {}
+
+
+def ground_cpu(ns, dom, prob):
+    """CPU seconds of parsing + grounding (a `nextstate ground` run), once per binary and problem."""
+    key = (ns, dom, prob)
+    if key not in GROUND_CPU:
+        code, _, _, _, cpu = run([ns, "ground", dom, prob], with_cpu=True)
+        GROUND_CPU[key] = cpu if code == 0 else None
+    return GROUND_CPU[key]
+
+
+def nextstate(dom, prob, search, heuristic, plan_file, ns=NS):
+    cmd = [ns, "solve", dom, prob, "--search", search, "--heuristic", heuristic, "--json",
            "--time-limit", str(LIMIT), "--memory-limit", str(MEMORY), "--plan-file", plan_file]
-    code, out, err, wall = run(cmd)
-    r = {"code": code, "wall": wall}
+    code, out, err, wall, cpu = run(cmd, with_cpu=True)
+    r = {"code": code, "wall": wall, "cpu": cpu}
     try:
         j = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -133,6 +170,9 @@ def nextstate(dom, prob, search, heuristic, plan_file):
              generated=j["generated"], search_s=j["seconds"], ground_s=j["ground_seconds"],
              plan_length=j["plan_length"] if j["solved"] else None,
              atoms=j.get("atoms"), operators=j.get("operators"))
+    g = ground_cpu(ns, dom, prob)
+    r["ground_cpu"] = g
+    r["search_cpu"] = max(cpu - g, 0.0) if g is not None else None
     return r
 
 
@@ -143,8 +183,8 @@ FD_STATUS = {0: "solved", 10: "unsolvable", 11: "unsolvable", 12: "incomplete", 
 def fast_downward(driver, dom, prob, driver_args, search_args, tmpdir):
     cmd = [sys.executable, driver, "--overall-time-limit", f"{LIMIT:g}s",
            "--overall-memory-limit", f"{MEMORY}M", *driver_args, dom, prob, *search_args]
-    code, out, err, wall = run(cmd, cwd=tmpdir)
-    r = {"code": code, "wall": wall, "status": FD_STATUS.get(code, f"error {code}")}
+    code, out, err, wall, cpu = run(cmd, cwd=tmpdir, with_cpu=True)
+    r = {"code": code, "wall": wall, "cpu": cpu, "status": FD_STATUS.get(code, f"error {code}")}
     r["solved"] = code == 0
     for key, pattern, kind in (("expanded", r"Expanded (\d+) state", int),
                                ("generated", r"Generated (\d+) state", int),
@@ -154,6 +194,7 @@ def fast_downward(driver, dom, prob, driver_args, search_args, tmpdir):
         m = re.findall(pattern, out)
         if m:
             r[key] = kind(m[-1])
+    r["search_cpu"] = r.get("search_s")  # FD's own CPU clock
     if code not in FD_STATUS:
         r["status"] += ": " + " ".join((err or out).split())[-160:]
     return r
@@ -174,9 +215,10 @@ def busy():
 
 
 def rate(r):
-    if r.get("expanded") is None or not r.get("search_s"):
+    """Expansions per CPU second of search."""
+    if r.get("expanded") is None or not r.get("search_cpu"):
         return None
-    return r["expanded"] / r["search_s"] if r["search_s"] >= 1e-3 else None
+    return r["expanded"] / r["search_cpu"] if r["search_cpu"] >= 1e-3 else None
 
 
 def geomean(xs):
@@ -205,11 +247,14 @@ def main():
         gendir = OUT + "_problems"  # generated problems are kept for a second look
         os.makedirs(gendir, exist_ok=True)
         problems = list(read_problems(PROBLEMS, gendir))
-        hb = (f"{'domain':26} {'problem':34} | {'ns exp':>9} {'ns s':>7} {'ns exp/s':>9} | "
-              f"{'FD exp':>9} {'FD s':>7} {'FD exp/s':>9} | {'ratio':>6} | {'ns wall':>7} {'FD wall':>7}")
-        hs = (f"{'':26} {'':34} | {'ns gbfs-ff':>14} {'wall':>7} | {'FD lama-first':>14} {'wall':>7}")
-        print("blind: A* blind, expansions/s in search; ratio = nextstate/FD   "
-              "| sat: solved plan length (or status), * = invalid plan")
+        hb = (f"{'domain':26} {'problem':34} | {'ns exp':>9} {'ns cpu':>7} {'ns exp/s':>9} | "
+              f"{'FD exp':>9} {'FD cpu':>7} {'FD exp/s':>9} | {'ratio':>6} | {'ns wall':>7} {'FD wall':>7}"
+              + (f" | {'base exp/s':>10} {'base/FD':>7} {'new/base':>8}" if NS_BASE else ""))
+        fd_sat_name = FD_SAT_SEARCH or "lama-first"
+        hs = (f"{'':26} {'':34} | {'ns gbfs-ff':>14} {'cpu':>7} | {fd_sat_name[:14]:>14} {'cpu':>7}"
+              + (f" | {'base':>14} {'cpu':>7} {'new/base':>8}" if NS_BASE else ""))
+        print("blind: A* blind, expansions per CPU second of search; ratio = nextstate/FD   "
+              "| sat: solved plan length (or status), * = invalid plan; process CPU seconds")
         print("\n".join(h for m, h in (("blind", hb), ("sat", hs)) if m in MODES))
         for label, dom, prob, modes in problems:
             name = os.path.basename(prob)[:-5]
@@ -221,16 +266,28 @@ def main():
                     fd = fast_downward(driver, dom, prob, [], ["--search", "astar(blind())"], d)
                 ns_rate, fd_rate = rate(ns), rate(fd)
                 ratio = ns_rate / fd_rate if ns_rate and fd_rate else None
+                base_cols = ""
+                if NS_BASE:
+                    bs = nextstate(dom, prob, "astar", "blind", plan, ns=NS_BASE)
+                    b_rate = rate(bs)
+                    row.update({f"blind_base_{k}": v for k, v in bs.items()})
+                    row.update(blind_base_rate=b_rate,
+                               blind_base_ratio=b_rate / fd_rate if b_rate and fd_rate else None,
+                               blind_new_over_base=ns_rate / b_rate if ns_rate and b_rate else None,
+                               blind_base_in_mean=bool(b_rate and fd_rate)
+                               and (bs.get("search_cpu") or 0) >= MIN_SECONDS)
+                    base_cols = (f" | {fmt(b_rate, '.3g'):>10} {fmt(row['blind_base_ratio'], '.2f'):>7} "
+                                 f"{fmt(row['blind_new_over_base'], '.2f'):>8}")
                 row.update({f"blind_ns_{k}": v for k, v in ns.items()})
                 row.update({f"blind_fd_{k}": v for k, v in fd.items()})
                 row.update(blind_ns_rate=ns_rate, blind_fd_rate=fd_rate, blind_ratio=ratio,
-                           blind_in_mean=bool(ratio) and ns.get("search_s", 0) >= MIN_SECONDS
-                           and fd.get("search_s", 0) >= MIN_SECONDS)
+                           blind_in_mean=bool(ratio) and (ns.get("search_cpu") or 0) >= MIN_SECONDS
+                           and (fd.get("search_cpu") or 0) >= MIN_SECONDS)
                 print(f"{label[:26]:26} {name[:34]:34} | {fmt(ns.get('expanded')):>9} "
-                      f"{fmt(ns.get('search_s'), '.3f'):>7} {fmt(ns_rate, '.3g'):>9} | "
-                      f"{fmt(fd.get('expanded')):>9} {fmt(fd.get('search_s'), '.3f'):>7} "
+                      f"{fmt(ns.get('search_cpu'), '.3f'):>7} {fmt(ns_rate, '.3g'):>9} | "
+                      f"{fmt(fd.get('expanded')):>9} {fmt(fd.get('search_cpu'), '.3f'):>7} "
                       f"{fmt(fd_rate, '.3g'):>9} | {fmt(ratio, '.2f'):>6} | "
-                      f"{ns['wall']:7.2f} {fd['wall']:7.2f}"
+                      f"{ns['wall']:7.2f} {fd['wall']:7.2f}" + base_cols
                       + ("" if ns.get("solved") and fd.get("solved") else
                          f"   [ns: {ns['status']}; FD: {fd['status']}]"), flush=True)
             if "sat" in modes:
@@ -238,11 +295,22 @@ def main():
                 if ns.get("solved"):
                     ns["valid"] = validate(dom, prob, plan)
                 with tempfile.TemporaryDirectory(dir=tmp) as d:
-                    fd = fast_downward(driver, dom, prob, ["--alias", "lama-first"], [], d)
+                    if FD_SAT_SEARCH:
+                        fd = fast_downward(driver, dom, prob, [], ["--search", FD_SAT_SEARCH], d)
+                    else:
+                        fd = fast_downward(driver, dom, prob, ["--alias", "lama-first"], [], d)
                     if fd["solved"]:
                         fd["valid"] = validate(dom, prob, os.path.join(d, "sas_plan"))
                 row.update({f"sat_ns_{k}": v for k, v in ns.items()})
                 row.update({f"sat_fd_{k}": v for k, v in fd.items()})
+                sat_base = ""
+                if NS_BASE:
+                    bs = nextstate(dom, prob, "gbfs", "ff", plan, ns=NS_BASE)
+                    row.update({f"sat_base_{k}": v for k, v in bs.items()})
+                    nb = ns["cpu"] / bs["cpu"] if bs.get("cpu") and ns.get("solved") and bs.get("solved") else None
+                    row["sat_new_over_base_cpu"] = nb
+                    bcell = f"{bs.get('plan_length')}" if bs.get("solved") else bs["status"][:14]
+                    sat_base = f" | {bcell:>14} {bs['cpu']:7.2f} {fmt(nb, '.2f'):>8}"
 
                 def cell(r):
                     if not r.get("solved"):
@@ -250,8 +318,8 @@ def main():
                     return f"{r.get('plan_length')}{'' if r.get('valid') else '*'}"
                 first = "" if "blind" in modes else label[:26]
                 second = "  sat:" if "blind" in modes else "sat: " + name[:29]
-                print(f"{first:26} {second:34} | {cell(ns):>14} {ns['wall']:7.2f} | "
-                      f"{cell(fd):>14} {fd['wall']:7.2f}", flush=True)
+                print(f"{first:26} {second:34} | {cell(ns):>14} {ns['cpu']:7.2f} | "
+                      f"{cell(fd):>14} {fd['cpu']:7.2f}" + sat_base, flush=True)
             rows.append(row)
 
     summary = summarize(rows)
@@ -285,6 +353,14 @@ def summarize(rows):
         allx = [x for xs in by.values() for x in xs]
         g = geomean(allx)
         print(f"  {'GEOMEAN all':34} {fmt(g, '6.2f')}  ({len(allx)} problems)")
+        if NS_BASE:
+            bx = [r["blind_base_ratio"] for r in blind if r.get("blind_base_in_mean") and r["blind_in_mean"]]
+            nb = [r["blind_new_over_base"] for r in blind if r.get("blind_new_over_base")
+                  and r.get("blind_base_in_mean") and r["blind_in_mean"]]
+            s["blind_base"] = {"geomean_base_over_fd": geomean(bx), "geomean_new_over_base": geomean(nb),
+                               "problems": len(nb), "base": NS_BASE}
+            print(f"  base ({NS_BASE}) / FD geomean {fmt(geomean(bx), '.2f')} ({len(bx)} problems); "
+                  f"new/base expansions per CPU second geomean {fmt(geomean(nb), '.2f')} ({len(nb)} problems)")
 
         def answered(who):  # solved, or proved unsolvable
             return sum(r.get(f"blind_{who}_status") in ("solved", "unsolvable") for r in blind)
@@ -311,6 +387,10 @@ def summarize(rows):
                     "fd_wall_sum": sum(r["sat_fd_wall"] for r in sat),
                     "wall_ratio_geomean_both_solved":
                         geomean([r["sat_ns_wall"] / r["sat_fd_wall"] for r in both])}
+        if NS_BASE:
+            nb = [r["sat_new_over_base_cpu"] for r in sat if r.get("sat_new_over_base_cpu")]
+            s["sat"]["new_over_base_cpu_geomean"] = geomean(nb)
+            print(f"\nGBFS-h^FF process CPU new/base geomean {fmt(geomean(nb), '.2f')} ({len(nb)} both solved)")
         x = s["sat"]
         print(f"\nGBFS-h^FF vs lama-first: coverage (valid plans) nextstate {x['ns_coverage']}/"
               f"{len(sat)}, FD {x['fd_coverage']}/{len(sat)}\n  on the {len(both)} both solved: "

@@ -102,7 +102,7 @@ if [ "${FD:-0}" = 1 ]; then
         done
     done
     BENCH_PROBLEMS=$list BENCH_MODES=sat BENCH_TIME_LIMIT=$TIME_LIMIT BENCH_OUT=$OUT/fd \
-        NEXTSTATE_BENCHMARKS=$(dirname "$ROOT") python3 bench/fd.py >"$OUT/fd.log" 2>&1 || true
+        NEXTSTATE_BENCHMARKS=$(cd "$(dirname "$ROOT")" && pwd) python3 bench/fd.py >"$OUT/fd.log" 2>&1 || true
 fi
 
 python3 experiments/coverage_table.py "$OUT" "$ROOT" "$NS" "${DOMAINS[@]}"

@@ -4,6 +4,7 @@
 #define NEXTSTATE_LAYER_LEARN_H
 
 #include "nextstate/learn/loss.h"
+#include "nextstate/learn/forest.h"
 #include "nextstate/learn/lstm.h"
 #include "nextstate/learn/nn.h"
 #include "nextstate/learn/optim.h"

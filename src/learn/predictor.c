@@ -12,7 +12,7 @@
 #include "nextstate/util/util.h"
 
 #define PREDICTOR_FORMAT "nextstate-predictor"
-#define PREDICTOR_VERSION 1
+#define PREDICTOR_VERSION 2
 
 void ns_predictor_config_init(ns_predictor_config *c)
 {
@@ -357,6 +357,15 @@ static ns_status xgb_train(ns_predictor *m, const seqs *tr, const seqs *va, cons
                                 &p, err);
     free(X), free(Y), free(Xv), free(Yv);
     if (st == NS_OK) {
+        ns_buf js;
+        ns_buf_init(&js);
+        st = ns_xgb_save_json(&m->xgb, &js, err);
+        if (st == NS_OK)
+            st = ns_forest_from_xgb_json(&m->forest, js.data, js.len, 2 * m->dim, m->dim,
+                                         (m->xgb.best_round + 1) * m->dim, err);
+        ns_buf_free(&js);
+    }
+    if (st == NS_OK) {
         m->best_epoch = m->xgb.best_round + 1;
         /* XGBoost's validation RMSE is over all rows × outputs: its square is the MSE */
         m->best_val = val ? m->xgb.best_val_rmse * m->xgb.best_val_rmse : NAN;
@@ -415,6 +424,7 @@ void ns_predictor_free(ns_predictor *m)
     ns_encoder_spec_free(&m->enc);
     ns_params_free(&m->params);
     ns_xgb_free(&m->xgb);
+    ns_forest_free(&m->forest);
     memset(m, 0, sizeof *m);
 }
 
@@ -435,15 +445,12 @@ ns_status ns_predictor_save(const ns_predictor *m, const char *path, ns_error *e
     ns_buf_puts(&meta, ", \"encoder\": ");
     ns_encoder_spec_write(&m->enc, &meta);
     ns_status st = NS_OK;
+    ns_buf fb;
+    ns_buf_init(&fb);
     if (m->kind == NS_PREDICTOR_XGB) {
-        ns_buf xj;
-        ns_buf_init(&xj);
-        st = ns_xgb_save_json(&m->xgb, &xj, err);
-        ns_buf_printf(&meta, ", \"xgb\": {\"best_round\": %d, \"rounds\": %d, \"model\": ", m->xgb.best_round,
-                      m->xgb.rounds);
-        ns_json_put_strn(&meta, xj.data ? xj.data : "", xj.len);
-        ns_buf_puts(&meta, "}");
-        ns_buf_free(&xj);
+        ns_forest_save(&m->forest, &fb);
+        ns_buf_printf(&meta, ", \"xgb\": {\"best_round\": %d, \"rounds\": %d, \"forest_bytes\": %zu}",
+                      m->xgb.best_round, m->xgb.rounds, fb.len);
     }
     ns_buf_printf(&meta, ", \"train\": {\"best_epoch\": %d, \"best_val\": ", m->best_epoch);
     ns_json_put_num(&meta, m->best_val);
@@ -455,13 +462,22 @@ ns_status ns_predictor_save(const ns_predictor *m, const char *path, ns_error *e
         if (m->kind == NS_PREDICTOR_LSTM) {
             st = ns_params_save(&m->params, path, &o, err);
         } else {
-            ns_params empty;
-            ns_params_init(&empty);
-            st = ns_params_alloc(&empty, err);
-            if (st == NS_OK) st = ns_params_save(&empty, path, &o, err);
-            ns_params_free(&empty);
+            /* the forest's bytes packed into float words */
+            ns_params fp;
+            ns_params_init(&fp);
+            int64_t words = (int64_t)((fb.len + 3) / 4);
+            ns_params_add(&fp, "forest", 1, &words, NS_INIT_ZEROS, 0);
+            st = ns_params_alloc(&fp, err);
+            if (st == NS_OK) {
+                float *w = ns_params_at(&fp, fp.data, "forest");
+                memset(w, 0, (size_t)words * 4);
+                memcpy(w, fb.data, fb.len);
+                st = ns_params_save(&fp, path, &o, err);
+            }
+            ns_params_free(&fp);
         }
     }
+    ns_buf_free(&fb);
     ns_buf_free(&meta);
     return st;
 }
@@ -475,7 +491,6 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
     ns_ckpt_info info;
     ns_status st = ns_params_read(&raw, path, &info, err);
     if (st != NS_OK) return st;
-    ns_params_free(&raw);
     ns_json j;
     st = ns_json_parse(&j, info.meta, strlen(info.meta), path, err);
     if (st != NS_OK) {
@@ -485,11 +500,12 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
     const char *fmt = NULL, *kind = NULL, *mode = NULL;
     int64_t ver = 0, dim = 0, layers = 0, hidden = 0;
     if (j.kind != NS_JSON_OBJECT || !ns_json_get_str(&j, "format", &fmt) || strcmp(fmt, PREDICTOR_FORMAT) ||
-        !ns_json_get_int(&j, "version", &ver) || ver != PREDICTOR_VERSION || !ns_json_get_str(&j, "model", &kind) ||
+        !ns_json_get_int(&j, "version", &ver) || ver < 1 || ver > PREDICTOR_VERSION ||
+        !ns_json_get_str(&j, "model", &kind) ||
         ns_predictor_kind_parse(kind) < 0 || !ns_json_get_str(&j, "mode", &mode) || ns_predictor_mode_parse(mode) < 0 ||
         !ns_json_get_int(&j, "dim", &dim) || dim < 1 || dim > (1 << 24)) {
         st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
-                          "not a nextstate predictor of version %d (format, model, mode or dim missing)",
+                          "not a nextstate predictor of version 1..%d (format, model, mode or dim missing)",
                           PREDICTOR_VERSION);
         goto out;
     }
@@ -522,20 +538,53 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
     } else {
         const ns_json *xj = ns_json_get(&j, "xgb");
         const ns_json *xm = xj ? ns_json_get(xj, "model") : NULL;
-        int64_t br = 0;
-        if (!xm || xm->kind != NS_JSON_STRING || !ns_json_get_int(xj, "best_round", &br) || br < 0) {
-            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: \"xgb\" model or best_round missing");
+        int64_t br = 0, rounds = 0, fbytes = 0;
+        if (!xj || !ns_json_get_int(xj, "best_round", &br) || br < 0 || br >= (1 << 24)) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: \"xgb\" best_round missing");
             goto out;
         }
-        st = ns_xgb_load_json(&m->xgb, xm->string, xm->string_len, 2 * m->dim, m->dim, (int)br, err);
+        if (ver == 1) { /* XGBoost's JSON model: checked by libxgboost, then flattened */
+            if (!xm || xm->kind != NS_JSON_STRING) {
+                st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: \"xgb\" model missing");
+                goto out;
+            }
+            st = ns_xgb_load_json(&m->xgb, xm->string, xm->string_len, 2 * m->dim, m->dim, (int)br, err);
+            if (st == NS_OK)
+                st = ns_forest_from_xgb_json(&m->forest, xm->string, xm->string_len, 2 * m->dim, m->dim,
+                                             (int)(br + 1) * m->dim, err);
+            ns_xgb_free(&m->xgb); /* predictions use the forest */
+        } else {
+            float *w = ns_params_at(&raw, raw.data, "forest");
+            int ti = ns_params_find(&raw, "forest");
+            if (!ns_json_get_int(xj, "rounds", &rounds) || rounds <= br || !ns_json_get_int(xj, "forest_bytes", &fbytes) ||
+                !w || ti < 0 || fbytes < 0 || (uint64_t)fbytes > (uint64_t)raw.t[ti].count * 4) {
+                st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: rounds or the forest missing");
+                goto out;
+            }
+            st = ns_forest_load(&m->forest, w, (size_t)fbytes, path, err);
+            if (st == NS_OK && (m->forest.nfeat != 2 * m->dim || m->forest.nout != m->dim ||
+                                m->forest.ntrees != (int)(br + 1) * m->dim))
+                st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                                  "XGB predictor: the forest has %d inputs, %d outputs, %d trees; expected %d, %d, %d",
+                                  m->forest.nfeat, m->forest.nout, m->forest.ntrees, 2 * m->dim, m->dim,
+                                  (int)(br + 1) * m->dim);
+        }
         if (st != NS_OK && err) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: %s", msg);
             st = NS_ERR_INPUT;
         }
+        if (st == NS_OK) {
+            m->xgb.nfeat = 2 * m->dim;
+            m->xgb.nout = m->dim;
+            m->xgb.best_round = (int)br;
+            if (ver == 1) ns_json_get_int(xj, "rounds", &rounds);
+            m->xgb.rounds = rounds > br ? (int)rounds : (int)br + 1;
+        }
     }
 out:
+    ns_params_free(&raw);
     ns_json_free(&j);
     ns_ckpt_info_free(&info);
     if (st != NS_OK) {
@@ -610,8 +659,10 @@ ns_status ns_predictor_step(const ns_predictor *m, ns_predictor_ws *ws, const fl
             ns_linear_forward(ws->out, ws->y, m->out_w, m->out_b, 1, H, (int)D);
         }
     } else {
-        ns_status st = ns_xgb_predict(&m->xgb, ws->x, 1, ws->out, err);
-        if (st != NS_OK) return st;
+        for (size_t j = 0; j < 2 * D; j++)
+            if (isinf(ws->x[j]))
+                return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "xgb: prediction inputs contain an infinity");
+        ns_forest_predict(&m->forest, ws->x, 1, ws->out);
     }
     for (size_t j = 0; j < D; j++) next[j] = m->mode == NS_PREDICT_STATE ? ws->out[j] : phi_s[j] + ws->out[j];
     return NS_OK;
@@ -652,8 +703,8 @@ ns_status ns_predictor_loss(const ns_predictor *m, const ns_trajset *s, double *
         float *X, *Y;
         xgb_rows(&q, m->mode, &X, &Y);
         float *P = ns_xcalloc((size_t)q.rows * (size_t)q.D + 1, sizeof(float));
-        st = ns_xgb_predict(&m->xgb, X, (int)q.rows, P, err);
-        if (st == NS_OK) *loss = ns_mse_forward(P, Y, NULL, (int)q.rows, q.D);
+        ns_forest_predict(&m->forest, X, (int)q.rows, P);
+        *loss = ns_mse_forward(P, Y, NULL, (int)q.rows, q.D);
         free(X), free(Y), free(P);
     }
     seqs_free(&q);

@@ -19,15 +19,23 @@
  * decoder does.
  *
  * Model file: a params checkpoint (params.h: magic, version, CRC) whose meta
- * text is a JSON object {"format": "nextstate-predictor", "version": 1,
+ * text is a JSON object {"format": "nextstate-predictor", "version": 2,
  * "model", "mode", "dim", "layers", "hidden", "encoder": {…}, "xgb": {…},
- * "train": {…}}; the LSTM's tensors are the checkpoint's tensors. */
+ * "train": {…}}; the LSTM's tensors are the checkpoint's tensors.  An XGB
+ * model's trees (rounds [0, best_round]) are the flat forest of forest.h,
+ * its binary form (own magic and CRC) packed into the tensor "forest" and
+ * "xgb": {"best_round", "rounds", "forest_bytes"}: loading reads no XGBoost
+ * JSON and needs no libxgboost.  Version 1 files (the XGBoost JSON model
+ * text in "xgb": {"model"}) still load: the forest is built from the JSON.
+ * Inference (ns_predictor_step, ns_predictor_loss) evaluates the forest,
+ * bit-identical to libxgboost's predictions (tests/unit/test_forest.c). */
 #ifndef NEXTSTATE_PREDICTOR_H
 #define NEXTSTATE_PREDICTOR_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "nextstate/encode/encoder.h"
+#include "nextstate/learn/forest.h"
 #include "nextstate/learn/lstm.h"
 #include "nextstate/learn/params.h"
 #include "nextstate/data/trajectory.h"
@@ -65,7 +73,8 @@ typedef struct ns_predictor {
     ns_lstm_w w;
     float *head1_w, *head1_b, *ln_w, *ln_b, *out_w, *out_b; /* head1/ln: state mode only */
     /* XGB */
-    ns_xgb xgb;
+    ns_xgb xgb;       /* the booster after training only (rounds, best_round always set) */
+    ns_forest forest; /* the trees predictions use */
     /* training record */
     int best_epoch;     /* LSTM: epoch kept (1-based); XGB: rounds kept */
     double best_val;    /* validation loss kept (NaN without validation data) */

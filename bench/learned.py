@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""The learned planner against GBFS-h^FF alone, and before against after.
+
+On the seed-A extrapolation problems (NEXTSTATE_BENCHMARKS/seedA/pddl/D/test-extrapolation),
+per domain D: a WL + XGBoost delta model is learned as experiments/coverage.sh does
+(seed 13) by each binary (BASE: the model file it writes, e.g. version 1 with
+XGBoost's JSON; NEW: version 2 with the flat forest), then for each of the first
+LEARNED_PROBLEMS problems, one after the other (interleaved, same load):
+  new guided   `NEW plan --model NEW-model --algo guided`
+  base guided  `BASE plan --model BASE-model --algo guided`          (when BASE is set)
+  new gbfs     `NEW solve --search gbfs` (h^FF with helpful actions, as coverage.sh's ablation)
+CPU seconds of every process (rusage of the child, user + system) and whether the
+guided plans are identical.  Ratios: guided/gbfs (the issue's ≤ 1.2× goal) and new/base.
+Model loading: bench/model_load (median CPU ms per ns_predictor_load of each file).
+
+Environment: BUILD (build), BASE (a second nextstate binary, e.g. /work/main/build/nextstate),
+NEXTSTATE_BENCHMARKS (../shared/benchmarks), LEARNED_DOMAINS (blocks gripper logistics
+visitall-from-everywhere), LEARNED_PROBLEMS (5), LEARNED_TIME_LIMIT (10),
+OUT (results/bench_learned: .json and the models)."""
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+env = os.environ.get
+NEW = os.path.join(ROOT, env("BUILD", "build"), "nextstate")
+LOADER = os.path.join(ROOT, env("BUILD", "build"), "bench", "model_load")
+BASE = os.path.abspath(env("BASE")) if env("BASE") else None
+BENCH = os.path.abspath(env("NEXTSTATE_BENCHMARKS") or os.path.join(ROOT, "..", "shared", "benchmarks"))
+SEEDA = os.path.join(BENCH, "seedA")
+DOMAINS = env("LEARNED_DOMAINS", "blocks gripper logistics visitall-from-everywhere").split()
+NPROB = int(env("LEARNED_PROBLEMS", "5"))
+LIMIT = env("LEARNED_TIME_LIMIT", "10")
+OUT = os.path.abspath(env("OUT", os.path.join(ROOT, "results", "bench_learned")))
+
+
+def run(cmd):
+    """(exit code, stdout, CPU seconds of the child and its waited-for descendants)."""
+    u0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    u1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)
+    return p.returncode, p.stdout, cpu, p.stderr
+
+
+def last_json(out):
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {}
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+
+
+def learn(ns, d, model):
+    if os.path.isfile(model):
+        return
+    P = os.path.join(SEEDA, "pddl", d)
+    code, _, _, err = run([ns, "learn", f"{P}/domain.pddl", f"{P}/train", "--plans", f"{SEEDA}/plans/{d}/train",
+                           "--val", f"{P}/validation", "--val-plans", f"{SEEDA}/plans/{d}/validation",
+                           "--encoder", "wl", "--model", "xgb", "--mode", "delta", "--seed", "13",
+                           "-o", model, "--quiet"])
+    if code != 0:
+        sys.exit(f"bench: learning {model} failed: {err.strip()}")
+
+
+def main():
+    if not os.path.isdir(SEEDA):
+        sys.exit(f"bench: {SEEDA} not found")
+    os.makedirs(OUT, exist_ok=True)
+    print(f"new {NEW}\nbase {BASE}\nload average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+          f"time limit {LIMIT} s; first {NPROB} extrapolation problems per domain\n")
+    rows, loads = [], []
+    for d in DOMAINS:
+        P = os.path.join(SEEDA, "pddl", d)
+        new_model = os.path.join(OUT, f"{d}-new.model")
+        learn(NEW, d, new_model)
+        models = [new_model]
+        if BASE:
+            base_model = os.path.join(OUT, f"{d}-base.model")
+            learn(BASE, d, base_model)
+            models.append(base_model)
+        code, out, _, err = run([LOADER, "5", *models])
+        if code != 0:
+            sys.exit(f"bench: model_load failed: {err.strip()}")
+        for line in out.splitlines():
+            j = json.loads(line)
+            j["domain"] = d
+            loads.append(j)
+            extra = (f", of which libxgboost's JSON reader {j['libxgboost_json_load_cpu_ms']:.1f} ms"
+                     if "libxgboost_json_load_cpu_ms" in j else "")
+            print(f"load {d:26} v{j['version']} {j['bytes'] / 1e6:6.2f} MB {j['trees']:6d} trees: "
+                  f"{j['load_cpu_ms']:8.2f} ms CPU{extra}")
+        probs = sorted(f for f in os.listdir(os.path.join(P, "test-extrapolation")) if f.endswith(".pddl"))[:NPROB]
+        for f in probs:
+            prob = os.path.join(P, "test-extrapolation", f)
+            row = {"domain": d, "problem": f}
+            plans = {}
+            for who, ns, model in (("new", NEW, new_model), ("base", BASE, BASE and models[-1])):
+                if not ns:
+                    continue
+                pf = os.path.join(OUT, f"{d}-{f}.{who}.plan")
+                if os.path.exists(pf):
+                    os.remove(pf)
+                code, out, cpu, _ = run([ns, "plan", "--model", model, f"{P}/domain.pddl", prob, "--algo", "guided",
+                                         "--time-limit", LIMIT, "--json", "--plan-file", pf])
+                j = last_json(out)
+                row[f"{who}_guided"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length"),
+                                        "expanded": j.get("expanded"), "model_seconds": j.get("model_seconds")}
+                plans[who] = open(pf).read() if os.path.exists(pf) else None
+            code, out, cpu, _ = run([NEW, "solve", f"{P}/domain.pddl", prob, "--search", "gbfs", "--time-limit", LIMIT,
+                                     "--json"])
+            j = last_json(out)
+            row["new_gbfs"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length")}
+            if BASE:
+                row["same_plan"] = plans.get("new") is not None and plans.get("new") == plans.get("base")
+            ng, g = row["new_guided"], row["new_gbfs"]
+            row["guided_over_gbfs"] = ng["cpu"] / g["cpu"] if ng["solved"] and g["solved"] and g["cpu"] > 0 else None
+            if BASE:
+                bg = row["base_guided"]
+                row["new_over_base"] = ng["cpu"] / bg["cpu"] if ng["solved"] and bg["solved"] and bg["cpu"] > 0 else None
+            rows.append(row)
+            base_cols = (f" | base guided {row['base_guided']['cpu']:6.3f} s  new/base "
+                         f"{row['new_over_base'] or float('nan'):5.2f}  same plan {row['same_plan']}") if BASE else ""
+            print(f"{d:26} {f:28} | new guided {ng['cpu']:6.3f} s (len {ng['plan_length']}) gbfs {g['cpu']:6.3f} s "
+                  f"(len {g['plan_length']}) guided/gbfs {row['guided_over_gbfs'] or float('nan'):5.2f}{base_cols}",
+                  flush=True)
+    s = {"guided_over_gbfs_geomean": geomean([r["guided_over_gbfs"] for r in rows]),
+         "problems": len(rows),
+         "new_guided_cpu_sum": sum(r["new_guided"]["cpu"] for r in rows),
+         "new_gbfs_cpu_sum": sum(r["new_gbfs"]["cpu"] for r in rows)}
+    if BASE:
+        s["new_over_base_geomean"] = geomean([r["new_over_base"] for r in rows])
+        s["base_guided_over_gbfs_geomean"] = geomean(
+            [r["base_guided"]["cpu"] / r["new_gbfs"]["cpu"] for r in rows
+             if r["base_guided"]["solved"] and r["new_gbfs"]["solved"] and r["new_gbfs"]["cpu"] > 0])
+        s["base_guided_cpu_sum"] = sum(r["base_guided"]["cpu"] for r in rows)
+        s["same_plans"] = sum(bool(r.get("same_plan")) for r in rows)
+    print("\n" + json.dumps(s, indent=1))
+    with open(os.path.join(OUT, "bench_learned.json"), "w") as fh:
+        json.dump({"summary": s, "loads": loads, "rows": rows}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

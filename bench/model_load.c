@@ -1,0 +1,105 @@
+/* model_load.c — CPU time of loading predictor model files, for
+ * bench/learned.sh: each file is loaded REPEAT times (ns_predictor_load) and
+ * the median CPU milliseconds per load printed with the file's format
+ * version, trees and size.  For a version-1 file (XGBoost JSON inside) the
+ * part spent in libxgboost's JSON reader (ns_xgb_load_json, what loading
+ * cost before the flat forest) is timed on its own too.
+ *   model_load REPEAT MODEL...                                               */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "nextstate/learn/predictor.h"
+#include "nextstate/util/json.h"
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: model_load REPEAT MODEL...\n");
+        return 2;
+    }
+    int rep = atoi(argv[1]);
+    if (rep < 1 || rep > 1000) {
+        fprintf(stderr, "model_load: REPEAT must be 1..1000\n");
+        return 2;
+    }
+    double *t = calloc((size_t)rep, sizeof(double)), *tx = calloc((size_t)rep, sizeof(double));
+    for (int a = 2; a < argc; a++) {
+        const char *path = argv[a];
+        ns_error e;
+        ns_error_clear(&e);
+        int version = 0, trees = 0;
+        for (int r = 0; r < rep; r++) {
+            ns_predictor m;
+            double t0 = cpu_now();
+            if (ns_predictor_load(&m, path, &e) != NS_OK) {
+                fprintf(stderr, "model_load: %s: %s\n", path, e.msg);
+                return 1;
+            }
+            t[r] = cpu_now() - t0;
+            trees = m.forest.ntrees;
+            ns_predictor_free(&m);
+        }
+        /* the file's version and, for version 1, libxgboost's share */
+        ns_params raw;
+        ns_ckpt_info info;
+        double xgb_ms = -1;
+        if (ns_params_read(&raw, path, &info, &e) == NS_OK) {
+            ns_json j;
+            if (ns_json_parse(&j, info.meta, strlen(info.meta), path, &e) == NS_OK) {
+                int64_t v = 0, dim = 0, br = 0;
+                ns_json_get_int(&j, "version", &v);
+                ns_json_get_int(&j, "dim", &dim);
+                version = (int)v;
+                const ns_json *xj = ns_json_get(&j, "xgb");
+                const ns_json *xm = xj ? ns_json_get(xj, "model") : NULL;
+                if (xm && xm->kind == NS_JSON_STRING && ns_json_get_int(xj, "best_round", &br)) {
+                    for (int r = 0; r < rep; r++) {
+                        ns_xgb x;
+                        ns_xgb_init(&x);
+                        double t0 = cpu_now();
+                        ns_status st = ns_xgb_load_json(&x, xm->string, xm->string_len, 2 * (int)dim, (int)dim,
+                                                        (int)br, &e);
+                        tx[r] = cpu_now() - t0;
+                        ns_xgb_free(&x);
+                        if (st != NS_OK) break;
+                    }
+                    xgb_ms = 1e3 * median(tx, rep);
+                }
+                ns_json_free(&j);
+            }
+            ns_params_free(&raw);
+            ns_ckpt_info_free(&info);
+        }
+        FILE *f = fopen(path, "rb");
+        long size = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+        if (f) fclose(f);
+        printf("{\"model\": \"%s\", \"version\": %d, \"bytes\": %ld, \"trees\": %d, \"load_cpu_ms\": %.3f", path,
+               version, size, trees, 1e3 * median(t, rep));
+        if (xgb_ms >= 0) printf(", \"libxgboost_json_load_cpu_ms\": %.3f", xgb_ms);
+        printf(", \"repeat\": %d}\n", rep);
+    }
+    free(t);
+    free(tx);
+    return 0;
+}

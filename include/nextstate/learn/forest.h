@@ -1,0 +1,67 @@
+/* forest.h — a tree ensemble (XGBoost gbtree, numeric splits) evaluated from
+ * flat node arrays, without libxgboost.
+ *
+ * Built once from XGBoost's JSON model text (ns_forest_from_xgb_json), then
+ * saved as a compact binary file that loads in milliseconds:
+ *   "NSFOREST" (8 bytes), u32 version (1), u32 CRC-32 of every byte after
+ *   the 16-byte prefix, then u32 nfeat, nout, ntrees, nnodes, f32 base_score,
+ *   i32 tree_root[ntrees], i32 tree_out[ntrees], i32 feat[nnodes] (−1 at a
+ *   leaf), f32 value[nnodes] (split threshold, or leaf value), i32
+ *   left[nnodes], i32 right[nnodes], u8 default_left[nnodes]; little endian.
+ *
+ * Prediction: out[k] = base_score, then for every tree in order, in float,
+ * out[tree_out[t]] += leaf reached, going left when x[feat] < threshold and,
+ * for a missing (NaN) input, the way default_left says — the order and
+ * arithmetic of XGBoost 1.7's CPU predictor, so predictions are bit-identical
+ * to libxgboost's (tests/unit/test_forest.c checks it). */
+#ifndef NEXTSTATE_FOREST_H
+#define NEXTSTATE_FOREST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "nextstate/util/error.h"
+#include "nextstate/util/util.h"
+
+/* One node as prediction reads it (16 bytes, one cache-line share). */
+typedef struct ns_forest_node {
+    int32_t feat;  /* −1 at a leaf */
+    float value;   /* threshold, or the leaf value */
+    int32_t left, right; /* the missing-value child is `missing` */
+} ns_forest_node;
+
+typedef struct ns_forest {
+    int nfeat, nout, ntrees, nnodes;
+    float base_score;
+    int32_t *tree_root, *tree_out; /* [ntrees] */
+    int32_t *feat;                 /* [nnodes] */
+    float *value;                  /* [nnodes] */
+    int32_t *left, *right;         /* [nnodes] */
+    uint8_t *default_left;         /* [nnodes] */
+    ns_forest_node *nodes;         /* [nnodes]: the same, packed for prediction */
+    int32_t *missing;              /* [nnodes]: child taken for a NaN input */
+} ns_forest;
+
+void ns_forest_init(ns_forest *f);
+void ns_forest_free(ns_forest *f);
+
+/* Reads the first `ntrees` trees (all when ntrees < 0) of XGBoost JSON model
+ * text made by ns_xgb_save_json.  The model must take nfeat inputs and have
+ * nout outputs (one tree per output per round, tree_info giving the output);
+ * categorical splits, other boosters or inconsistent trees are NS_ERR_INPUT.
+ * On failure *f is empty. */
+ns_status ns_forest_from_xgb_json(ns_forest *f, const char *text, size_t len, int nfeat, int nout, int ntrees,
+                                  ns_error *err);
+
+/* Appends the binary form to out. */
+void ns_forest_save(const ns_forest *f, ns_buf *out);
+/* Loads data[0..len) made by ns_forest_save: a wrong magic, version,
+ * checksum, size or an inconsistent tree (child out of its tree, a cycle,
+ * feature or output out of range) is NS_ERR_INPUT naming path. */
+ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err);
+ns_status ns_forest_write(const ns_forest *f, const char *path, ns_error *err);
+ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err);
+
+/* out [n×nout] = predictions for X [n×nfeat] (row-major; NaN = missing). */
+void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out);
+
+#endif

@@ -1,0 +1,356 @@
+/* forest.c — flat tree-ensemble evaluation (see forest.h). */
+#include "nextstate/learn/forest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstate/util/json.h"
+#include "nextstate/util/npy.h"
+
+#define MAGIC "NSFOREST"
+#define VERSION 1u
+#define PREFIX 16u
+#define HEADER 20u /* nfeat, nout, ntrees, nnodes, base_score */
+
+void ns_forest_init(ns_forest *f) { memset(f, 0, sizeof *f); }
+
+void ns_forest_free(ns_forest *f)
+{
+    free(f->tree_root);
+    free(f->tree_out);
+    free(f->feat);
+    free(f->value);
+    free(f->left);
+    free(f->right);
+    free(f->default_left);
+    free(f->nodes);
+    free(f->missing);
+    ns_forest_init(f);
+}
+
+static void alloc_arrays(ns_forest *f)
+{
+    size_t t = (size_t)f->ntrees + 1, n = (size_t)f->nnodes + 1;
+    f->tree_root = ns_xmalloc(t * sizeof(int32_t));
+    f->tree_out = ns_xmalloc(t * sizeof(int32_t));
+    f->feat = ns_xmalloc(n * sizeof(int32_t));
+    f->value = ns_xmalloc(n * sizeof(float));
+    f->left = ns_xmalloc(n * sizeof(int32_t));
+    f->right = ns_xmalloc(n * sizeof(int32_t));
+    f->default_left = ns_xmalloc(n);
+}
+
+/* Every tree's nodes lie in [root, end), its split nodes' children inside
+ * it, every node reached at most once from the root (so no cycle, and a walk
+ * ends at a leaf), features and outputs in range. */
+static ns_status check(const ns_forest *f, const char *path, ns_error *err)
+{
+    ns_status st = NS_OK;
+    uint8_t *seen = ns_xcalloc((size_t)f->nnodes + 1, 1);
+    int32_t *stack = ns_xmalloc(sizeof(int32_t) * ((size_t)f->nnodes + 1));
+    for (int t = 0; t < f->ntrees && st == NS_OK; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        if (lo < 0 || hi > f->nnodes || lo >= hi) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: tree %d has no nodes", t);
+            break;
+        }
+        if (f->tree_out[t] < 0 || f->tree_out[t] >= f->nout) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: tree %d: output %d out of range", t,
+                              (int)f->tree_out[t]);
+            break;
+        }
+        int sp = 0;
+        stack[sp++] = lo;
+        seen[lo] = 1;
+        while (sp > 0 && st == NS_OK) {
+            int i = stack[--sp];
+            if (f->feat[i] < 0) continue;
+            if (f->feat[i] >= f->nfeat) {
+                st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: tree %d: feature %d out of range", t,
+                                  (int)f->feat[i]);
+                break;
+            }
+            int32_t ch[2] = {f->left[i], f->right[i]};
+            for (int c = 0; c < 2; c++) {
+                if (ch[c] < lo || ch[c] >= hi || seen[ch[c]]) {
+                    st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: tree %d: node %d has a bad child",
+                                      t, i - lo);
+                    break;
+                }
+                seen[ch[c]] = 1;
+                stack[sp++] = ch[c];
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    return st;
+}
+
+/* The packed copy prediction walks. */
+static void pack(ns_forest *f)
+{
+    f->nodes = ns_xmalloc(sizeof(ns_forest_node) * ((size_t)f->nnodes + 1));
+    f->missing = ns_xmalloc(sizeof(int32_t) * ((size_t)f->nnodes + 1));
+    for (int i = 0; i < f->nnodes; i++) {
+        f->nodes[i] = (ns_forest_node){f->feat[i], f->value[i], f->left[i], f->right[i]};
+        f->missing[i] = f->default_left[i] ? f->left[i] : f->right[i];
+    }
+}
+
+static const ns_json *array_of(const ns_json *o, const char *key, int n)
+{
+    const ns_json *a = ns_json_get(o, key);
+    return a && a->kind == NS_JSON_ARRAY && a->n == n ? a : NULL;
+}
+
+ns_status ns_forest_from_xgb_json(ns_forest *f, const char *text, size_t len, int nfeat, int nout, int ntrees,
+                                  ns_error *err)
+{
+    ns_forest_init(f);
+    ns_json j;
+    ns_status st = ns_json_parse(&j, text, len, "xgboost model", err);
+    if (st != NS_OK) return st;
+    const ns_json *learner = ns_json_get(&j, "learner");
+    const ns_json *lmp = learner ? ns_json_get(learner, "learner_model_param") : NULL;
+    const ns_json *gb = learner ? ns_json_get(learner, "gradient_booster") : NULL;
+    const ns_json *model = gb ? ns_json_get(gb, "model") : NULL;
+    const ns_json *trees = model ? ns_json_get(model, "trees") : NULL;
+    const char *bs = NULL, *name = NULL;
+    if (!lmp || !ns_json_get_str(lmp, "base_score", &bs) || !model || !trees || trees->kind != NS_JSON_ARRAY ||
+        !ns_json_get_str(gb, "name", &name) || strcmp(name, "gbtree") != 0) {
+        ns_json_free(&j);
+        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "forest: not an XGBoost gbtree JSON model");
+    }
+    const ns_json *info = array_of(model, "tree_info", trees->n);
+    if (ntrees < 0 || ntrees > trees->n) ntrees = trees->n;
+    f->nfeat = nfeat;
+    f->nout = nout;
+    f->ntrees = ntrees;
+    f->base_score = strtof(bs, NULL);
+    int nnodes = 0;
+    for (int t = 0; t < ntrees; t++) {
+        const ns_json *tp = ns_json_get(&trees->items[t], "tree_param");
+        const char *nn = NULL;
+        int64_t v = 0;
+        if (!tp || !(ns_json_get_str(tp, "num_nodes", &nn) ? (v = strtoll(nn, NULL, 10)) > 0
+                                                             : ns_json_get_int(tp, "num_nodes", &v)) ||
+            v <= 0 || v > (1 << 28) || nnodes > (1 << 30) - v) {
+            ns_json_free(&j);
+            return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "forest: tree %d: num_nodes missing", t);
+        }
+        nnodes += (int)v;
+    }
+    f->nnodes = nnodes;
+    alloc_arrays(f);
+    int at = 0;
+    for (int t = 0; t < ntrees && st == NS_OK; t++) {
+        const ns_json *tr = &trees->items[t];
+        const ns_json *tp = ns_json_get(tr, "tree_param");
+        const char *nn = NULL;
+        int64_t v = 0;
+        if (ns_json_get_str(tp, "num_nodes", &nn)) v = strtoll(nn, NULL, 10);
+        else ns_json_get_int(tp, "num_nodes", &v);
+        int n = (int)v;
+        const ns_json *L = array_of(tr, "left_children", n), *R = array_of(tr, "right_children", n),
+                      *S = array_of(tr, "split_indices", n), *C = array_of(tr, "split_conditions", n),
+                      *D = array_of(tr, "default_left", n), *T = ns_json_get(tr, "split_type");
+        if (!L || !R || !S || !C || !D) {
+            st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "forest: tree %d: node arrays missing or short", t);
+            break;
+        }
+        int out = t % nout;
+        if (info) {
+            if (!info->items[t].is_integer) {
+                st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "forest: tree_info[%d] not an integer", t);
+                break;
+            }
+            out = (int)info->items[t].integer;
+        }
+        f->tree_root[t] = at;
+        f->tree_out[t] = out;
+        for (int i = 0; i < n; i++) {
+            if (T && T->kind == NS_JSON_ARRAY && T->n == n && T->items[i].is_integer && T->items[i].integer != 0) {
+                st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "forest: tree %d: categorical split", t);
+                break;
+            }
+            const ns_json *l = &L->items[i], *r = &R->items[i], *s = &S->items[i], *c = &C->items[i],
+                          *d = &D->items[i];
+            if (!l->is_integer || !r->is_integer || !s->is_integer || c->kind != NS_JSON_NUMBER) {
+                st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "forest: tree %d node %d: bad entry", t, i);
+                break;
+            }
+            bool leaf = l->integer == -1;
+            f->feat[at + i] = leaf ? -1 : (int32_t)s->integer;
+            f->value[at + i] = (float)c->number;
+            f->left[at + i] = leaf ? -1 : (int32_t)(at + l->integer);
+            f->right[at + i] = leaf ? -1 : (int32_t)(at + r->integer);
+            f->default_left[at + i] = (uint8_t)(d->is_integer ? d->integer != 0 : d->boolean);
+            if (!leaf && (l->integer < 0 || l->integer >= n || r->integer < 0 || r->integer >= n || s->integer < 0)) {
+                st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "forest: tree %d node %d: bad child", t, i);
+                break;
+            }
+        }
+        at += n;
+    }
+    ns_json_free(&j);
+    if (st == NS_OK) st = check(f, NULL, err);
+    if (st == NS_OK) pack(f);
+    if (st != NS_OK) ns_forest_free(f);
+    return st;
+}
+
+static void put_u32(ns_buf *b, uint32_t v)
+{
+    unsigned char c[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    ns_buf_put(b, (const char *)c, 4);
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_i32s(ns_buf *b, const int32_t *a, int n)
+{
+    for (int i = 0; i < n; i++) put_u32(b, (uint32_t)a[i]);
+}
+
+static void put_f32s(ns_buf *b, const float *a, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &a[i], 4);
+        put_u32(b, u);
+    }
+}
+
+void ns_forest_save(const ns_forest *f, ns_buf *out)
+{
+    size_t start = out->len;
+    ns_buf_put(out, MAGIC, 8);
+    put_u32(out, VERSION);
+    put_u32(out, 0); /* CRC, filled below */
+    put_u32(out, (uint32_t)f->nfeat);
+    put_u32(out, (uint32_t)f->nout);
+    put_u32(out, (uint32_t)f->ntrees);
+    put_u32(out, (uint32_t)f->nnodes);
+    put_f32s(out, &f->base_score, 1);
+    put_i32s(out, f->tree_root, f->ntrees);
+    put_i32s(out, f->tree_out, f->ntrees);
+    put_i32s(out, f->feat, f->nnodes);
+    put_f32s(out, f->value, f->nnodes);
+    put_i32s(out, f->left, f->nnodes);
+    put_i32s(out, f->right, f->nnodes);
+    ns_buf_put(out, (const char *)f->default_left, (size_t)f->nnodes);
+    uint32_t crc = ns_crc32(0, out->data + start + PREFIX, out->len - start - PREFIX);
+    unsigned char c[4] = {(unsigned char)crc, (unsigned char)(crc >> 8), (unsigned char)(crc >> 16),
+                          (unsigned char)(crc >> 24)};
+    memcpy(out->data + start + 12, c, 4);
+}
+
+static void get_i32s(int32_t *a, const unsigned char *p, int n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(a, p, 4 * (size_t)n);
+#else
+    for (int i = 0; i < n; i++) a[i] = (int32_t)get_u32(p + 4 * (size_t)i);
+#endif
+}
+
+ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+{
+    ns_forest_init(f);
+    const unsigned char *p = data;
+    if (len < PREFIX + HEADER || memcmp(p, MAGIC, 8) != 0)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate forest file (bad magic or too short)");
+    if (get_u32(p + 8) != VERSION)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest file version %u (this build reads %u)",
+                            get_u32(p + 8), VERSION);
+    uint32_t nf = get_u32(p + 16), no = get_u32(p + 20), nt = get_u32(p + 24), nn = get_u32(p + 28);
+    if (nf == 0 || nf > (1u << 28) || no == 0 || no > (1u << 20) || nt > (1u << 26) || nn > (1u << 30))
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: sizes out of range");
+    uint64_t want = PREFIX + HEADER + 8ull * nt + 17ull * nn;
+    if ((uint64_t)len != want)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
+                            (unsigned long long)want);
+    if (ns_crc32(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
+    f->nfeat = (int)nf;
+    f->nout = (int)no;
+    f->ntrees = (int)nt;
+    f->nnodes = (int)nn;
+    uint32_t bsu = get_u32(p + 32);
+    memcpy(&f->base_score, &bsu, 4);
+    alloc_arrays(f);
+    const unsigned char *q = p + PREFIX + HEADER;
+    get_i32s(f->tree_root, q, f->ntrees);
+    q += 4 * (size_t)nt;
+    get_i32s(f->tree_out, q, f->ntrees);
+    q += 4 * (size_t)nt;
+    get_i32s(f->feat, q, f->nnodes);
+    q += 4 * (size_t)nn;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(f->value, q, 4 * (size_t)nn);
+#else
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t u = get_u32(q + 4 * (size_t)i);
+        memcpy(&f->value[i], &u, 4);
+    }
+#endif
+    q += 4 * (size_t)nn;
+    get_i32s(f->left, q, f->nnodes);
+    q += 4 * (size_t)nn;
+    get_i32s(f->right, q, f->nnodes);
+    q += 4 * (size_t)nn;
+    memcpy(f->default_left, q, nn);
+    ns_status st = check(f, path, err);
+    if (st == NS_OK) pack(f);
+    if (st != NS_OK) ns_forest_free(f);
+    return st;
+}
+
+ns_status ns_forest_write(const ns_forest *f, const char *path, ns_error *err)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_forest_save(f, &b);
+    ns_status st = ns_write_file_atomic(path, b.data, b.len, err);
+    ns_buf_free(&b);
+    return st;
+}
+
+ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err)
+{
+    char *data;
+    size_t len;
+    ns_forest_init(f);
+    ns_status st = ns_read_file(path, &data, &len, err);
+    if (st != NS_OK) return st;
+    st = ns_forest_load(f, data, len, path, err);
+    free(data);
+    return st;
+}
+
+void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
+{
+    const ns_forest_node *nodes = f->nodes;
+    const int32_t *missing = f->missing;
+    for (int r = 0; r < n; r++) {
+        const float *x = X + (size_t)r * (size_t)f->nfeat;
+        float *o = out + (size_t)r * (size_t)f->nout;
+        for (int k = 0; k < f->nout; k++) o[k] = f->base_score;
+        for (int t = 0; t < f->ntrees; t++) {
+            int32_t nd = f->tree_root[t];
+            const ns_forest_node *q = &nodes[nd];
+            while (q->feat >= 0) {
+                float v = x[q->feat];
+                nd = isnan(v) ? missing[nd] : (v < q->value ? q->left : q->right);
+                q = &nodes[nd];
+            }
+            o[f->tree_out[t]] += q->value;
+        }
+    }
+}

@@ -1,0 +1,129 @@
+/* test_forest.c — the flat tree-ensemble evaluator (forest.h) against
+ * libxgboost: models trained here (several outputs, missing inputs, early
+ * stopping so only the first rounds count) give bit-identical predictions
+ * from ns_forest_predict and ns_xgb_predict; the binary file round-trips
+ * exactly, and a flipped byte, a truncation or a foreign file is refused. */
+#include "nextstate/learn/forest.h"
+#include "nextstate/learn/xgb.h"
+#include "test.h"
+
+#include <stdint.h>
+
+static void fill(float *X, float *Y, int n, int nf, int no, uint64_t seed, double missing)
+{
+    ns_rng r;
+    ns_rng_seed(&r, seed);
+    for (int i = 0; i < n; i++) {
+        float *x = X + (size_t)i * (size_t)nf;
+        for (int j = 0; j < nf; j++) x[j] = ns_rng_double(&r) < missing ? NAN : (float)(ns_rng_double(&r) * 4 - 1);
+        for (int k = 0; Y && k < no; k++) {
+            float a = isnan(x[k % nf]) ? 0.3f : x[k % nf], b = isnan(x[(k + 1) % nf]) ? -0.2f : x[(k + 1) % nf];
+            Y[(size_t)i * (size_t)no + k] = a * b + (a > 0.5f ? 1.0f : 0.0f) + (float)(0.1 * ns_rng_double(&r));
+        }
+    }
+}
+
+static void check_model(int nf, int no, int depth, int rounds, bool with_val, uint64_t seed)
+{
+    int n = 300, nv = 100, nt = 500;
+    float *X = malloc(sizeof(float) * (size_t)n * (size_t)nf), *Y = malloc(sizeof(float) * (size_t)n * (size_t)no);
+    float *Xv = malloc(sizeof(float) * (size_t)nv * (size_t)nf), *Yv = malloc(sizeof(float) * (size_t)nv * (size_t)no);
+    float *Xt = malloc(sizeof(float) * (size_t)nt * (size_t)nf);
+    fill(X, Y, n, nf, no, seed, 0.1);
+    fill(Xv, Yv, nv, nf, no, seed + 1, 0.1);
+    fill(Xt, NULL, nt, nf, no, seed + 2, 0.2);
+    ns_xgb m;
+    ns_xgb_init(&m);
+    ns_xgb_params p;
+    ns_xgb_params_default(&p);
+    p.max_depth = depth;
+    p.max_rounds = rounds;
+    p.early_stop = 5;
+    ns_error e = {0};
+    ns_status st = ns_xgb_train(&m, X, Y, n, nf, no, with_val ? Xv : NULL, with_val ? Yv : NULL, with_val ? nv : 0,
+                                &p, &e);
+    CHECK(st == NS_OK);
+    if (st != NS_OK) printf("  train: %s\n", e.msg);
+    ns_buf js;
+    ns_buf_init(&js);
+    CHECK(ns_xgb_save_json(&m, &js, &e) == NS_OK);
+    ns_forest f;
+    st = ns_forest_from_xgb_json(&f, js.data, js.len, nf, no, (m.best_round + 1) * no, &e);
+    CHECK(st == NS_OK);
+    if (st != NS_OK) printf("  forest: %s\n", e.msg);
+    CHECK_EQ_INT(f.ntrees, (m.best_round + 1) * no);
+    float *a = malloc(sizeof(float) * (size_t)nt * (size_t)no), *b = malloc(sizeof(float) * (size_t)nt * (size_t)no);
+    CHECK(ns_xgb_predict(&m, Xt, nt, a, &e) == NS_OK);
+    ns_forest_predict(&f, Xt, nt, b);
+    int diff = 0;
+    for (int i = 0; i < nt * no; i++) diff += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    CHECK_EQ_INT(diff, 0);
+    /* the binary form round-trips bit for bit */
+    ns_buf bin;
+    ns_buf_init(&bin);
+    ns_forest_save(&f, &bin);
+    ns_forest g;
+    CHECK(ns_forest_load(&g, bin.data, bin.len, "mem", &e) == NS_OK);
+    float *c = malloc(sizeof(float) * (size_t)nt * (size_t)no);
+    ns_forest_predict(&g, Xt, nt, c);
+    CHECK(memcmp(b, c, sizeof(float) * (size_t)nt * (size_t)no) == 0);
+    ns_forest_free(&g);
+    /* damage is refused */
+    bin.data[bin.len / 2] ^= 0x10;
+    CHECK(ns_forest_load(&g, bin.data, bin.len, "mem", &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "checksum") != NULL);
+    bin.data[bin.len / 2] ^= 0x10;
+    CHECK(ns_forest_load(&g, bin.data, bin.len - 1, "mem", &e) == NS_ERR_INPUT);
+    CHECK(ns_forest_load(&g, js.data, js.len, "mem", &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "magic") != NULL);
+    CHECK(ns_forest_load(&g, bin.data, 3, "mem", &e) == NS_ERR_INPUT);
+    ns_buf_free(&bin);
+    free(a), free(b), free(c);
+    ns_forest_free(&f);
+    ns_buf_free(&js);
+    ns_xgb_free(&m);
+    free(X), free(Y), free(Xv), free(Yv), free(Xt);
+}
+
+static void test_bit_identical_small(void) { check_model(4, 2, 3, 20, false, 7); }
+static void test_bit_identical_early_stop(void) { check_model(12, 5, 6, 200, true, 11); }
+static void test_bit_identical_deep(void) { check_model(30, 3, 8, 60, true, 23); }
+
+/* A crafted binary forest whose node points back at its root is refused. */
+static void test_cycle_refused(void)
+{
+    ns_forest f;
+    ns_forest_init(&f);
+    f.nfeat = 1, f.nout = 1, f.ntrees = 1, f.nnodes = 3;
+    int32_t root = 0, out = 0, feat[3] = {0, 0, -1}, left[3] = {1, 0, -1}, right[3] = {2, 2, -1};
+    float value[3] = {0.5f, 0.5f, 1.0f};
+    uint8_t dl[3] = {1, 1, 0};
+    f.tree_root = &root, f.tree_out = &out, f.feat = feat, f.left = left, f.right = right, f.value = value;
+    f.default_left = dl;
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_forest_save(&f, &b);
+    ns_forest g;
+    ns_error e = {0};
+    CHECK(ns_forest_load(&g, b.data, b.len, "mem", &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "bad child") != NULL);
+    left[1] = -1, feat[1] = -1;
+    ns_buf_free(&b);
+    ns_buf_init(&b);
+    ns_forest_save(&f, &b);
+    CHECK(ns_forest_load(&g, b.data, b.len, "mem", &e) == NS_OK);
+    float x = 0.25f, y = 0;
+    ns_forest_predict(&g, &x, 1, &y);
+    CHECK(y == 0.5f);
+    ns_forest_free(&g);
+    ns_buf_free(&b);
+}
+
+int main(void)
+{
+    NS_RUN(test_bit_identical_small);
+    NS_RUN(test_bit_identical_early_stop);
+    NS_RUN(test_bit_identical_deep);
+    NS_RUN(test_cycle_refused);
+    return ns_test_summary("test_forest");
+}
