@@ -23,7 +23,7 @@ int cmd_solve(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--search")) {
             int k = v ? ns_search_algo_parse(v) : -1;
-            if (k < 0) return cli_usage("solve", "--search expects bfs, astar or gbfs");
+            if (k < 0) return cli_usage("solve", "--search expects bfs, astar, gbfs or lazy");
             o.algo = (ns_search_algo)k;
             i++;
         } else if (!strcmp(a, "--heuristic")) {
@@ -53,7 +53,7 @@ int cmd_solve(int argc, char **argv)
         }
     }
     if (npos != 2) return cli_usage("solve", "expects DOMAIN and PROBLEM");
-    o.heuristic = heur >= 0 ? (ns_heuristic_kind)heur : (o.algo == NS_SEARCH_GBFS ? NS_H_FF : NS_H_LMCUT);
+    o.heuristic = heur >= 0 ? (ns_heuristic_kind)heur : (o.algo >= NS_SEARCH_GBFS ? NS_H_FF : NS_H_LMCUT);
 
     cli_task ct;
     int rc = cli_task_load(&ct, pos[0], pos[1]);

@@ -11,8 +11,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"solve", cmd_solve, "find a plan (bfs, astar, gbfs)",
-     "nextstate solve DOMAIN PROBLEM [--search bfs|astar|gbfs] [--heuristic blind|hmax|hadd|ff|lmcut]\n"
+    {"solve", cmd_solve, "find a plan (bfs, astar, gbfs, lazy)",
+     "nextstate solve DOMAIN PROBLEM [--search bfs|astar|gbfs|lazy] [--heuristic blind|hmax|hadd|ff|lmcut]\n"
      "                [--time-limit SECONDS] [--memory-limit MB] [--plan-file FILE] [--json]\n"
      "  Default: --search astar --heuristic lmcut (optimal).  gbfs defaults to ff, with preferred\n"
      "  operators (helpful actions in a boosted second open list; --no-preferred turns them off).\n"

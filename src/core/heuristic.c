@@ -608,3 +608,30 @@ const char *ns_heuristic_name(ns_heuristic_kind k)
 {
     return (unsigned)k < 5 ? h_names[k] : "?";
 }
+
+/* ---- the classical heuristics as evaluators ---- */
+static int classical_eval(void *ctx, const ns_word *s, int *pref, int *npref)
+{
+    ns_heuristic *h = ctx;
+    int v = ns_heuristic_eval(h, s);
+    if (pref) *npref = v != NS_H_INF ? ns_heuristic_preferred(h, s, pref) : 0;
+    return v;
+}
+
+static size_t classical_bytes(const void *ctx) { return ns_heuristic_bytes(ctx); }
+
+static void classical_free(void *ctx) { ns_heuristic_free(ctx); }
+
+void ns_evaluator_classical(ns_evaluator *e, const ns_task *t, ns_heuristic_kind kind)
+{
+    e->ctx = ns_heuristic_new(t, kind);
+    e->eval = classical_eval;
+    e->bytes = classical_bytes;
+    e->free = classical_free;
+}
+
+void ns_evaluator_free(ns_evaluator *e)
+{
+    if (e->free && e->ctx) e->free(e->ctx);
+    memset(e, 0, sizeof *e);
+}

@@ -29,7 +29,18 @@
  * included), `evaluated` counts heuristic evaluations (the initial state and
  * each new state; for BFS, the distinct states reached).
  *
- * Limits: the clock is read every 1024 expanded + generated states; memory
+ * LAZY (deferred evaluation, LAMA): see search.h.  Entries are (parent,
+ *   operator) pairs in an entry array; the open lists hold entry indices.
+ *   Taking one generates its state; a state already known is skipped (greedy:
+ *   no reopening), a new one is evaluated once — h and the preferred
+ *   operators together — and, unless a dead end or a goal, its successors
+ *   are queued with its h.  `expanded` counts evaluated non-goal states whose
+ *   successors were queued (plus the goal), `evaluated` evaluations.
+ *
+ * Limits: the CPU clock is read after every k units of work (expansions and
+ * evaluations), k adapted so that reads are 0.5–4 ms apart: one LM-cut
+ * evaluation on a large task can take tens of ms, so a fixed count of states
+ * overshoots the limit many times over (issue #14, D3); memory
  * (registry, per-state arrays, open list, heuristic scratch, buffers) is
  * compared with the limit at every expansion. */
 #include "nextstate/core/search.h"
@@ -40,7 +51,6 @@
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
 
-#define CHECK_EVERY 1024
 /* Successors are generated in batches; each successor's hash-table slot is
  * prefetched before any of the batch is looked up, which hides most of the
  * cache miss that dominates blind search on large state spaces. */
@@ -227,7 +237,8 @@ typedef struct search {
     ns_search_result *r;
     ns_registry reg;
     ns_succgen sg;
-    ns_heuristic *heur;
+    const ns_evaluator *ev; /* the heuristic object (o->evaluator or own) */
+    ns_evaluator own;
     size_t heur_bytes;
     plink *links;
     gh *gh;          /* NULL for BFS */
@@ -240,7 +251,8 @@ typedef struct search {
     ns_word *state; /* copy of the state being expanded */
     ns_word *succ;  /* BATCH successor states */
     double start, cpu_start; /* wall clock for reports, CPU time for the limit */
-    long next_check;
+    long work, next_check, check_every; /* clock reads: see over_time */
+    double last_check;
 } search;
 
 static inline void ensure_nodes(search *s, uint32_t id)
@@ -270,15 +282,26 @@ static inline bool over_memory(const search *s)
     return s->o->memory_limit > 0 && search_bytes(s) > s->o->memory_limit;
 }
 
-/* Reads the clock (and refreshes the heuristic's byte count) every
- * CHECK_EVERY expanded + generated states. */
+/* Counts one unit of work (an expansion or an evaluation) and every
+ * check_every units reads the CPU clock (and refreshes the heuristic's byte
+ * count); check_every doubles while reads are under 0.5 ms apart and drops
+ * to a quarter when they are over 4 ms apart, so the limit is overshot by a
+ * few ms plus at most one unit of work. */
 static inline bool over_time(search *s)
 {
-    long work = s->r->expanded + s->r->generated;
-    if (work < s->next_check) return false;
-    s->next_check = work + CHECK_EVERY;
-    if (s->heur) s->heur_bytes = ns_heuristic_bytes(s->heur);
-    return s->o->time_limit > 0 && ns_cpu_now() - s->cpu_start > s->o->time_limit;
+    if (++s->work < s->next_check) return false;
+    if (s->ev && s->ev->bytes) s->heur_bytes = s->ev->bytes(s->ev->ctx);
+    double now = ns_cpu_now(), dt = now - s->last_check;
+    s->last_check = now;
+    if (dt < 5e-4 && s->check_every < (1L << 20)) s->check_every *= 2;
+    else if (dt > 4e-3 && s->check_every > 1) s->check_every = s->check_every / 4 > 0 ? s->check_every / 4 : 1;
+    s->next_check = s->work + s->check_every;
+    return s->o->time_limit > 0 && now - s->cpu_start > s->o->time_limit;
+}
+
+static inline int evaluate(search *s, const ns_word *st, int *pref, int *npref)
+{
+    return s->ev->eval(s->ev->ctx, st, pref, npref);
 }
 
 static ns_status extract_plan(search *s, uint32_t goal)
@@ -363,7 +386,7 @@ static ns_status run_best_first(search *s, bool astar)
 
     uint32_t id0 = ns_registry_insert(&s->reg, t->init, NULL);
     ensure_nodes(s, id0);
-    int h0 = ns_heuristic_eval(s->heur, t->init);
+    int h0 = evaluate(s, t->init, NULL, NULL);
     r->evaluated = 1;
     r->init_h = h0;
     if (h0 == NS_H_INF) return NS_UNSOLVABLE;
@@ -390,8 +413,9 @@ static ns_status run_best_first(search *s, bool astar)
         const int g = s->gh[cur].g;
         int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
         int npref = 0, ip = 0;
-        if (s->pref && ns_heuristic_eval(s->heur, s->state) != NS_H_INF)
-            npref = ns_heuristic_preferred(s->heur, s->state, s->pref);
+        /* eager search: the preferred operators of the state being expanded
+           come from evaluating it again (its h was computed at generation) */
+        if (s->pref && evaluate(s, s->state, s->pref, &npref) == NS_H_INF) npref = 0;
         if (s->pref && s->o->preferred_fn && npref > 0)
             npref = s->o->preferred_fn(s->o->preferred_ctx, s->state, s->pref, npref, s->pref);
         for (int k = 0; k < nops; k++) {
@@ -404,8 +428,9 @@ static ns_status run_best_first(search *s, bool astar)
             uint32_t id = ns_registry_insert(&s->reg, succ, &is_new);
             if (is_new) {
                 ensure_nodes(s, id);
-                int h = ns_heuristic_eval(s->heur, succ);
+                int h = evaluate(s, succ, NULL, NULL);
                 r->evaluated++;
+                if (over_time(s)) return NS_OUT_OF_TIME;
                 s->links[id] = (plink){cur, op};
                 s->gh[id] = (gh){ng, h};
                 if (h == NS_H_INF) continue; /* dead end: never queued */
@@ -431,6 +456,106 @@ static ns_status run_best_first(search *s, bool astar)
     return NS_UNSOLVABLE;
 }
 
+/* ---- lazy greedy best-first search ---- */
+typedef struct lentry {
+    uint32_t parent;
+    int op;
+} lentry;
+
+typedef struct lentries {
+    lentry *v;
+    size_t n, cap;
+} lentries;
+
+static ns_status run_lazy(search *s)
+{
+    const ns_task *t = s->t;
+    ns_search_result *r = s->r;
+    const int nw = t->nwords;
+    const size_t wbytes = (size_t)nw * sizeof(ns_word);
+    lentries E = {0};
+    ns_status st = NS_UNSOLVABLE;
+    long prio[2] = {0, 0};
+    int best_h = NS_H_INF;
+    uint32_t cur = ns_registry_insert(&s->reg, t->init, NULL);
+    ensure_nodes(s, cur);
+    s->links[cur] = (plink){NS_NO_STATE, -1};
+    s->gh[cur] = (gh){0, 0};
+    memcpy(s->state, t->init, wbytes);
+    for (;;) {
+        /* s->state is the new state `cur`, its link and g set: evaluate it */
+        int npref = 0;
+        int h = evaluate(s, s->state, s->pref, &npref);
+        r->evaluated++;
+        if (r->evaluated == 1) r->init_h = h;
+        s->gh[cur].h = h;
+        s->closed[cur] = 1;
+        if (h != NS_H_INF) {
+            if (ns_task_is_goal(t, s->state)) {
+                r->expanded++;
+                st = extract_plan(s, cur);
+                break;
+            }
+            if (s->pref && s->o->preferred_fn && npref > 0)
+                npref = s->o->preferred_fn(s->o->preferred_ctx, s->state, s->pref, npref, s->pref);
+            if (s->pref && h < best_h) {
+                if (best_h != NS_H_INF) prio[1] -= 1000;
+                best_h = h;
+            }
+            r->expanded++;
+            int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
+            int ip = 0;
+            NS_GROW(E.v, E.cap, E.n + (size_t)nops);
+            for (int k = 0; k < nops; k++) {
+                int op = s->ops[k];
+                uint32_t e = (uint32_t)E.n;
+                E.v[E.n++] = (lentry){cur, op};
+                ol_push(&s->open, (uint64_t)h, e);
+                if (s->pref) {
+                    while (ip < npref && s->pref[ip] < op) ip++; /* both lists ascend */
+                    if (ip < npref && s->pref[ip] == op) ol_push(&s->popen, (uint64_t)h, e);
+                }
+            }
+            r->generated += nops;
+        }
+        if (over_memory(s) || (s->o->memory_limit && E.cap * sizeof(lentry) > s->o->memory_limit)) {
+            st = NS_OUT_OF_MEMORY;
+            break;
+        }
+        if (over_time(s)) {
+            st = NS_OUT_OF_TIME;
+            break;
+        }
+        /* the next new state from the open lists */
+        bool found = false;
+        while (s->open.size || s->popen.size) {
+            int which = !s->pref || !s->popen.size ? 0 : !s->open.size ? 1 : prio[1] < prio[0];
+            prio[which]++;
+            lentry le = E.v[ol_pop(which ? &s->popen : &s->open)];
+            ns_task_apply(t, le.op, ns_registry_get(&s->reg, le.parent), s->state);
+            int ng = s->gh[le.parent].g + t->ops[le.op].cost;
+            bool is_new;
+            uint32_t id = ns_registry_insert(&s->reg, s->state, &is_new);
+            if (!is_new) {
+                if (ng < s->gh[id].g && s->gh[id].h != NS_H_INF) { /* a cheaper path: better plan, same order */
+                    s->links[id] = (plink){le.parent, le.op};
+                    s->gh[id].g = ng;
+                }
+                continue;
+            }
+            ensure_nodes(s, id);
+            s->links[id] = (plink){le.parent, le.op};
+            s->gh[id] = (gh){ng, 0};
+            cur = id;
+            found = true;
+            break;
+        }
+        if (!found) break;
+    }
+    free(E.v);
+    return st;
+}
+
 void ns_search_opts_default(ns_search_opts *o)
 {
     o->algo = NS_SEARCH_ASTAR;
@@ -441,6 +566,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->preferred = true;
     o->preferred_fn = NULL;
     o->preferred_ctx = NULL;
+    o->evaluator = NULL;
 }
 
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r)
@@ -455,6 +581,8 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     s.start = ns_now();
     s.cpu_start = ns_cpu_now();
     s.next_check = 0;
+    s.check_every = 1;
+    s.last_check = s.cpu_start;
     if (t->goal_impossible) {
         r->status = NS_UNSOLVABLE;
         r->seconds = ns_now() - s.start;
@@ -477,15 +605,24 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     if (o->algo == NS_SEARCH_BFS) {
         st = run_bfs(&s);
     } else {
-        s.heur = ns_heuristic_new(t, o->heuristic);
+        if (o->evaluator) {
+            s.ev = o->evaluator;
+        } else {
+            ns_evaluator_classical(&s.own, t, o->heuristic);
+            s.ev = &s.own;
+        }
         s.gh = ns_xmalloc(sizeof(gh)); /* marks best-first; grown by ensure_nodes */
         s.closed = ns_xmalloc(1);
-        s.heur_bytes = ns_heuristic_bytes(s.heur);
-        if (o->algo == NS_SEARCH_GBFS && o->heuristic == NS_H_FF && o->preferred)
-            s.pref = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
-        st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
+        s.heur_bytes = s.ev->bytes ? s.ev->bytes(s.ev->ctx) : 0;
+        /* preferred operators: eager GBFS with h^FF or an evaluator (as
+           before: A* never), lazy search with any evaluator */
+        bool pref = o->preferred && (o->algo == NS_SEARCH_LAZY ||
+                                     (o->algo == NS_SEARCH_GBFS && (o->evaluator || o->heuristic == NS_H_FF)));
+        if (pref) s.pref = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
+        if (o->algo == NS_SEARCH_LAZY) st = run_lazy(&s);
+        else st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
         free(s.pref);
-        ns_heuristic_free(s.heur);
+        ns_evaluator_free(&s.own);
     }
     free(s.ops);
     free(s.state);
@@ -509,12 +646,12 @@ void ns_search_result_free(ns_search_result *r)
     r->plan_len = 0;
 }
 
-static const char *const algo_names[] = {"bfs", "astar", "gbfs"};
+static const char *const algo_names[] = {"bfs", "astar", "gbfs", "lazy"};
 
 int ns_search_algo_parse(const char *name)
 {
     if (!name) return -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (ns_streq_ci(name, algo_names[i])) return i;
     if (ns_streq_ci(name, "a*")) return NS_SEARCH_ASTAR;
     return -1;
@@ -522,5 +659,5 @@ int ns_search_algo_parse(const char *name)
 
 const char *ns_search_algo_name(ns_search_algo a)
 {
-    return (unsigned)a < 3 ? algo_names[a] : "?";
+    return (unsigned)a < 4 ? algo_names[a] : "?";
 }

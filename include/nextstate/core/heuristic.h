@@ -31,6 +31,26 @@ int ns_heuristic_eval(ns_heuristic *h, const ns_word *s);
  * Returns their number; 0 for the other kinds. */
 int ns_heuristic_preferred(const ns_heuristic *h, const ns_word *s, int *ops);
 
+/* ---- evaluator interface: what a search asks of a heuristic ----
+ * A heuristic object for ns_search: eval returns h(s) (NS_H_INF for a dead
+ * end) and, when pref is not NULL, writes the preferred (helpful) operators
+ * of s from the SAME evaluation into pref (ascending, capacity task->nops)
+ * and their number into *npref (0 when it has none).  bytes (may be NULL)
+ * reports scratch for memory limits; free (may be NULL) releases ctx.
+ * Learned heuristics implement the same three functions. */
+typedef struct ns_evaluator {
+    void *ctx;
+    int (*eval)(void *ctx, const ns_word *s, int *pref, int *npref);
+    size_t (*bytes)(const void *ctx);
+    void (*free)(void *ctx);
+} ns_evaluator;
+
+/* The classical heuristic `kind` as an evaluator (h^FF gives its helpful
+ * actions as preferred operators; the others none). */
+void ns_evaluator_classical(ns_evaluator *e, const ns_task *t, ns_heuristic_kind kind);
+/* Calls e->free(e->ctx) if set and clears e. */
+void ns_evaluator_free(ns_evaluator *e);
+
 /* Bytes of scratch held (for memory limits). */
 size_t ns_heuristic_bytes(const ns_heuristic *h);
 

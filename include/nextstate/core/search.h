@@ -10,21 +10,32 @@
 #include "nextstate/core/heuristic.h"
 #include "nextstate/core/task.h"
 
-typedef enum ns_search_algo { NS_SEARCH_BFS, NS_SEARCH_ASTAR, NS_SEARCH_GBFS } ns_search_algo;
+/* NS_SEARCH_LAZY: greedy best-first search with deferred evaluation (Fast
+ * Downward's lazy_greedy([h], preferred=[h]), LAMA's search): open entries
+ * are (parent, operator) pairs keyed by the parent's h; a successor is
+ * generated and evaluated only when taken; with preferred operators, those
+ * reached by one also enter a second list, taken in alternation and boosted
+ * by 1000 on every new best h.  h and the preferred operators come from one
+ * evaluation. */
+typedef enum ns_search_algo { NS_SEARCH_BFS, NS_SEARCH_ASTAR, NS_SEARCH_GBFS, NS_SEARCH_LAZY } ns_search_algo;
 
 typedef struct ns_search_opts {
     ns_search_algo algo;
-    ns_heuristic_kind heuristic; /* ignored by BFS */
+    ns_heuristic_kind heuristic; /* ignored by BFS, and when evaluator is set */
+    /* A heuristic object (heuristic.h) used instead of `heuristic` when not
+       NULL (borrowed: the caller frees it); e.g. a learned heuristic. */
+    const ns_evaluator *evaluator;
     double time_limit;           /* CPU seconds of the search; <= 0: none */
     size_t memory_limit;         /* bytes of search data; 0: none */
     bool prune_irrelevant;       /* skip operators irrelevant to the goal
                                     (ns_task_relevant_ops); default true */
-    bool preferred;              /* GBFS with h^FF: successors reached by helpful
+    bool preferred;              /* GBFS with h^FF (or an evaluator; LAZY with any
+                                    evaluator giving preferred operators): successors reached by helpful
                                     actions also enter a second open list, taken
                                     in alternation and boosted by 1000 on every
                                     new best h (Fast Downward's preferred
                                     operators); default true */
-    /* GBFS with h^FF and preferred: a filter on FF's helpful actions (e.g. a
+    /* GBFS/LAZY with preferred operators: a filter on FF's helpful actions (e.g. a
        learned model's choice among them).  Given state s and its helpful
        actions ops[0..nops) (ascending, nops ≥ 1), writes the preferred ones
        (a subsequence, ascending; out may alias ops) and returns their
@@ -48,7 +59,7 @@ void ns_search_opts_default(ns_search_opts *o);
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r);
 void ns_search_result_free(ns_search_result *r);
 
-/* "bfs", "astar", "gbfs" -> algo; -1 if unknown. */
+/* "bfs", "astar", "gbfs", "lazy" -> algo; -1 if unknown. */
 int ns_search_algo_parse(const char *name);
 const char *ns_search_algo_name(ns_search_algo a);
 
