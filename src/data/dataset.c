@@ -354,10 +354,10 @@ static void put_strs(ns_buf *b, const char *key, char **s, int n)
     ns_buf_putc(b, ']');
 }
 
-ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
+/* Writes into dir, a fresh folder. */
+static ns_status save_into(const ns_dataset *ds, const char *dir, ns_error *err)
 {
-    ns_status st = ns_mkdir_p(dir, err);
-    if (st != NS_OK) return st;
+    ns_status st = NS_OK;
     ns_npy_entry arrays[NARRAYS];
     arrays_of(ds, arrays);
     ns_buf files;
@@ -419,6 +419,21 @@ ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
     ns_buf_free(&b);
     free(path);
     return st;
+}
+
+/* Built beside the destination and swapped in whole, so a failure (or a
+ * kill) never costs the previous output. */
+ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
+{
+    char *tmp;
+    ns_status st = ns_dir_stage(dir, &tmp, err);
+    if (st != NS_OK) return st;
+    st = save_into(ds, tmp, err);
+    if (st != NS_OK) {
+        ns_dir_discard(tmp);
+        return st;
+    }
+    return ns_dir_commit(dir, tmp, err);
 }
 
 /* ---- load ------------------------------------------------------------- */
