@@ -7,7 +7,7 @@ CC      ?= cc
 SAN     ?= 0
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude $(XCFLAGS)
 LDLIBS  += -lxgboost -lm
 NOBLAS  ?= 0
 
@@ -54,7 +54,7 @@ LIB      := $(BUILD)/libnextstate.a
 BIN      := $(BUILD)/nextstate
 EXAMPLE  := $(BUILD)/example
 
-.PHONY: all deps test demo bench clean
+.PHONY: all deps test demo bench clean fuzz
 all: $(BIN) $(EXAMPLE) $(TESTS) $(BENCHES)
 
 deps:
@@ -88,5 +88,20 @@ demo: deps $(BIN)
 bench: deps $(BIN)
 	@BUILD=$(BUILD) bench/run.sh
 
+# libFuzzer targets (fuzz/*.c): `make fuzz` builds the library with clang,
+# ASan and UBSan into build-fuzz/ and one fuzzer per target there;
+# fuzz/run.sh makes seed corpora and runs each for FUZZ_SECONDS.
+FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
+fuzz:
+	$(MAKE) CC=clang BUILD=build-fuzz NOBLAS=$(NOBLAS) \
+	    OPT=-O1 XCFLAGS="-fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+	    build-fuzz/libnextstate.a
+	@mkdir -p build-fuzz/fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	    echo "clang $$f -> build-fuzz/fuzz/$$n"; \
+	    clang -O1 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude \
+	        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	        -o build-fuzz/fuzz/$$n $$f build-fuzz/libnextstate.a $(LDLIBS) || exit 1; done
+
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-clang build-fuzz

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, tests and demo need, when missing.
 set -eu
-need=(gcc make bc pkg-config libopenblas-dev libxgboost-dev)
+need=(gcc make bc pkg-config libopenblas-dev libxgboost-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${need[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -263,8 +263,9 @@ static ns_status parse_predicates(const ctx *c, ns_domain *d, node *sec)
         d->preds[d->npreds++] = pr;
         for (int i = 0; i < n; i++) {
             if (it[i].name->atom[0] != '?') {
+                ns_status bad = BAD(it[i].name, "predicate arguments must be variables (?x), found '%s'", it[i].name->atom);
                 free(it);
-                return BAD(it[i].name, "predicate arguments must be variables (?x), found '%s'", it[i].name->atom);
+                return bad;
             }
             int *ts, nt;
             ns_status st = resolve_types(c, d, it[i].type, &ts, &nt);
@@ -657,7 +658,7 @@ ns_status ns_domain_read(ns_domain *d, const char *path, ns_error *err)
 {
     char *text;
     memset(d, 0, sizeof *d);
-    TRY(ns_read_file(path, &text, NULL, err));
+    TRY(ns_read_text_file(path, &text, NULL, err));
     ns_status st = ns_domain_parse(d, text, path, err);
     free(text);
     return st;
@@ -706,6 +707,10 @@ static ns_status problem_body(const ctx *c, ns_problem *p, const ns_domain *d, n
         const char *key = kid(c, sec, 0)->atom;
         if (!strcmp(key, ":domain")) {
             if (sec->nkids != 2 || !is_atom(kid(c, sec, 1))) return BAD(sec, "expected (:domain NAME)");
+            if (p->domain_name) return BAD(sec, "a second (:domain …) section");
+            if (d->name && strcmp(kid(c, sec, 1)->atom, d->name) != 0)
+                return BAD(kid(c, sec, 1), "the problem is for domain '%s', but the domain file defines '%s'",
+                           kid(c, sec, 1)->atom, d->name);
             p->domain_name = ns_xstrdup(kid(c, sec, 1)->atom);
         } else if (!strcmp(key, ":objects")) {
             typed_item *it;
@@ -733,6 +738,7 @@ static ns_status problem_body(const ctx *c, ns_problem *p, const ns_domain *d, n
             return BAD(sec, "unknown problem section '%s'", key);
         }
     }
+    if (!p->domain_name) return BAD(def, "the problem has no (:domain NAME) section");
     if (!init) return BAD(def, "the problem has no (:init …) section");
     if (!goal) return BAD(def, "the problem has no (:goal …) section");
     for (int k = 1; k < init->nkids; k++) {
@@ -798,7 +804,7 @@ ns_status ns_problem_read(ns_problem *p, const ns_domain *d, const char *path, n
 {
     char *text;
     memset(p, 0, sizeof *p);
-    TRY(ns_read_file(path, &text, NULL, err));
+    TRY(ns_read_text_file(path, &text, NULL, err));
     ns_status st = ns_problem_parse(p, d, text, path, err);
     free(text);
     return st;

@@ -63,7 +63,7 @@ ns_status ns_plan_read(ns_plan *p, const ns_task *t, const char *path, ns_error 
 {
     char *text;
     memset(p, 0, sizeof *p);
-    ns_status st = ns_read_file(path, &text, NULL, err);
+    ns_status st = ns_read_text_file(path, &text, NULL, err);
     if (st != NS_OK) return st;
     st = ns_plan_parse(p, t, text, path, err);
     free(text);

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "nextstate/data/dataset.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,10 +355,10 @@ static void put_strs(ns_buf *b, const char *key, char **s, int n)
     ns_buf_putc(b, ']');
 }
 
-ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
+/* Writes into dir, a fresh folder. */
+static ns_status save_into(const ns_dataset *ds, const char *dir, ns_error *err)
 {
-    ns_status st = ns_mkdir_p(dir, err);
-    if (st != NS_OK) return st;
+    ns_status st = NS_OK;
     ns_npy_entry arrays[NARRAYS];
     arrays_of(ds, arrays);
     ns_buf files;
@@ -419,6 +420,21 @@ ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
     ns_buf_free(&b);
     free(path);
     return st;
+}
+
+/* Built beside the destination and swapped in whole, so a failure (or a
+ * kill) never costs the previous output. */
+ns_status ns_dataset_save(const ns_dataset *ds, const char *dir, ns_error *err)
+{
+    char *tmp;
+    ns_status st = ns_dir_stage(dir, &tmp, err);
+    if (st != NS_OK) return st;
+    st = save_into(ds, tmp, err);
+    if (st != NS_OK) {
+        ns_dir_discard(tmp);
+        return st;
+    }
+    return ns_dir_commit(dir, tmp, err);
 }
 
 /* ---- load ------------------------------------------------------------- */
@@ -490,16 +506,24 @@ static ns_status load_manifest(ns_dataset *ds, const ns_json *m, const char *fil
         c = ns_json_get(p, "optimal_plans");
         pr->optimal_plans = c && c->kind == NS_JSON_NUMBER ? c->number : 0;
         pr->explored = ns_json_get_int(p, "explored", &v) ? v : 0;
-        int nt;
+        int nt = 0;
         ns_status st;
-        if ((st = get_strs(p, "objects", &pr->objects, &pr->nobjects, file, err)) != NS_OK ||
-            (st = get_strs(p, "object_types", &pr->object_types, &nt, file, err)) != NS_OK ||
-            (st = get_strs(p, "atoms", &pr->atoms, &pr->natoms, file, err)) != NS_OK ||
+        if ((st = get_strs(p, "objects", &pr->objects, &pr->nobjects, file, err)) != NS_OK) return st;
+        /* object_types is freed with the object count: it must have that
+         * length, or it is freed here with its own */
+        st = get_strs(p, "object_types", &pr->object_types, &nt, file, err);
+        if (st == NS_OK && nt != pr->nobjects)
+            st = bad(err, file, "manifest: problem '%s': object_types length differs", pr->name);
+        if (st != NS_OK) {
+            free_strs(pr->object_types, nt);
+            pr->object_types = NULL;
+            return st;
+        }
+        if ((st = get_strs(p, "atoms", &pr->atoms, &pr->natoms, file, err)) != NS_OK ||
             (st = get_strs(p, "statics", &pr->statics, &pr->nstatics, file, err)) != NS_OK ||
             (st = get_strs(p, "operators", &pr->ops, &pr->nops, file, err)) != NS_OK ||
             (st = get_strs(p, "goal", &pr->goal, &pr->ngoal, file, err)) != NS_OK)
             return st;
-        if (nt != pr->nobjects) return bad(err, file, "manifest: problem '%s': object_types length differs", pr->name);
         if ((pr->natoms + 63) / 64 > ds->words) return bad(err, file, "manifest: problem '%s' is wider than 'words'", pr->name);
     }
     return NS_OK;
@@ -554,6 +578,17 @@ static ns_status check_shapes(const ns_dataset *ds, const char *dir, ns_error *e
     }
     REQUIRE(total == N, "manifest.json", "problem state counts do not add up to states.npy");
     REQUIRE(in_range(&ds->state_problem, 0, ds->nproblems), "state_problem.npy", "problem id out of range");
+    {
+        const uint64_t *w = ds->states.data;
+        const int32_t *spr = ds->state_problem.data;
+        for (int64_t s = 0; s < N; s++) { /* no bit set beyond the problem's atoms */
+            int na = ds->problems[spr[s]].natoms;
+            for (int k = na / 64; k < ds->words; k++) {
+                uint64_t keep = k == na / 64 && na % 64 ? (((uint64_t)1 << (na % 64)) - 1) : 0;
+                REQUIRE((w[s * ds->words + k] & ~keep) == 0, "states.npy", "a state sets a bit beyond its problem's atoms");
+            }
+        }
+    }
     const int32_t *tr = ds->transitions.data;
     const int32_t *sp = ds->state_problem.data;
     for (int64_t t = 0; t < T; t++) {

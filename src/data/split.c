@@ -733,10 +733,10 @@ static int64_t short_pools(const ns_split *sp)
     return c;
 }
 
-ns_status ns_split_save(const ns_split *sp, const char *const *dataset_dirs, const char *dir, ns_error *err)
+/* Writes into dir, a fresh folder. */
+static ns_status save_into(const ns_split *sp, const char *const *dataset_dirs, const char *dir, ns_error *err)
 {
-    ns_status st = ns_mkdir_p(dir, err);
-    if (st != NS_OK) return st;
+    ns_status st = NS_OK;
     ns_array arrays[NFILES];
     split_arrays(sp, arrays);
     ns_npy_entry entries[NFILES];
@@ -788,6 +788,21 @@ ns_status ns_split_save(const ns_split *sp, const char *const *dataset_dirs, con
     ns_buf_free(&b);
     free(path);
     return st;
+}
+
+/* Built beside the destination and swapped in whole, so a failure (or a
+ * kill) never costs the previous output. */
+ns_status ns_split_save(const ns_split *sp, const char *const *dataset_dirs, const char *dir, ns_error *err)
+{
+    char *tmp;
+    ns_status st = ns_dir_stage(dir, &tmp, err);
+    if (st != NS_OK) return st;
+    st = save_into(sp, dataset_dirs, tmp, err);
+    if (st != NS_OK) {
+        ns_dir_discard(tmp);
+        return st;
+    }
+    return ns_dir_commit(dir, tmp, err);
 }
 
 /* ---- load ---------------------------------------------------------------- */

@@ -491,6 +491,7 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
     ns_ckpt_info info;
     ns_status st = ns_params_read(&raw, path, &info, err);
     if (st != NS_OK) return st;
+    size_t file_count = ns_params_count(&raw); /* the file's own tensor table */
     ns_json j;
     st = ns_json_parse(&j, info.meta, strlen(info.meta), path, err);
     if (st != NS_OK) {
@@ -532,6 +533,13 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
         }
         m->dims = (ns_lstm_dims){(int)layers, 2 * m->dim, (int)hidden};
         declare_lstm(&m->params, m->mode, m->dims, m->dim);
+        if (ns_params_count(&m->params) != file_count) { /* before allocating from the description */
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                              "LSTM predictor: its description (%d layers, hidden %d, dim %d) needs %zu parameters "
+                              "but the file's tensors hold %zu",
+                              m->dims.layers, m->dims.hidden, m->dim, ns_params_count(&m->params), file_count);
+            goto out;
+        }
         st = ns_params_alloc(&m->params, err);
         if (st == NS_OK) st = ns_params_load(&m->params, path, NULL, err);
         if (st == NS_OK) bind_lstm(m);

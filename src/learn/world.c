@@ -921,6 +921,13 @@ static bool get_bool(const ns_json *o, const char *k, bool *out)
     return true;
 }
 
+/* Does the checkpoint's own tensor table hold name with shape [d0, d1]? */
+static bool ckpt_has(const ns_params *file, const char *name, int64_t d0, int64_t d1)
+{
+    int i = ns_params_find(file, name);
+    return i >= 0 && file->t[i].ndim == 2 && file->t[i].shape[0] == d0 && file->t[i].shape[1] == d1;
+}
+
 ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *err)
 {
     memset(w, 0, sizeof *w);
@@ -929,10 +936,10 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
     ns_ckpt_info info;
     ns_status st = ns_params_read(&tmp, path, &info, err);
     if (st) return st;
-    ns_params_free(&tmp);
     ns_json j;
     st = ns_json_parse(&j, info.meta, strlen(info.meta), path, err);
     if (st) {
+        ns_params_free(&tmp);
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a world-model checkpoint (meta is not JSON)");
     }
@@ -951,22 +958,39 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
     int64_t ver = 0;
     if (ok && (!ns_json_get_int(&j, "version", &ver) || ver != NS_WORLD_VERSION)) {
         ns_json_free(&j);
+        ns_params_free(&tmp);
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "world-model checkpoint version %lld, expected %d",
                             (long long)ver, NS_WORLD_VERSION);
     }
     if (!ok || ns_world_kind_parse(kind) < 0) {
         ns_json_free(&j);
+        ns_params_free(&tmp);
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
                             "not a world-model checkpoint (meta lacks format \"%s\" or a complete config)",
                             NS_WORLD_FORMAT);
     }
+    /* hard limits first, so no field is truncated to int */
+    static const char *const vname[7] = {"state_dim", "action_dim", "layers", "state_hidden",
+                                         "action_hidden", "out", "t_hidden"};
+    const int64_t vmin[7] = {1, 1, 1, 0, 0, 1, 0};
+    const int64_t vmax[7] = {1 << 26, 1 << 26, NS_WORLD_MAX_LAYERS, 1 << 16, 1 << 16, 1 << 16, 1 << 16};
+    for (int k = 0; k < 7; k++)
+        if (v[k] < vmin[k] || v[k] > vmax[k]) {
+            ns_json_free(&j);
+            ns_params_free(&tmp);
+            ns_ckpt_info_free(&info);
+            return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                                "world-model checkpoint: config.%s is %lld, outside [%lld, %lld]", vname[k],
+                                (long long)v[k], (long long)vmin[k], (long long)vmax[k]);
+        }
     /* checkpoints written before row modes existed have none: action rows */
     const char *arows = "action";
     if (ns_json_get(c, "action_rows") &&
         (!ns_json_get_str(c, "action_rows", &arows) || ns_action_rows_parse(arows) < 0)) {
         ns_json_free(&j);
+        ns_params_free(&tmp);
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
                             "world-model checkpoint: config.action_rows must be \"action\" or \"state-action\"");
@@ -981,6 +1005,34 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
     cfg.out = (int)v[5];
     cfg.t_hidden = (int)v[6];
     ns_json_free(&j);
+    /* the config must agree with the file's own tensor table before anything
+     * is allocated from it (a crafted config cannot ask for more memory than
+     * the file's tensors hold) */
+    {
+        int L = cfg.layers;
+        int64_t sh = cfg.state_hidden ? cfg.state_hidden : (cfg.state_sparse ? 512 : cfg.state_dim);
+        int64_t ah = cfg.action_hidden ? cfg.action_hidden : (cfg.action_sparse ? 512 : cfg.action_dim);
+        int64_t th = cfg.t_hidden ? cfg.t_hidden : (cfg.kind == NS_WORLD_FILM ? 192 : 128);
+        char a[64], b[64];
+        snprintf(a, sizeof a, "ps.%d.weight", L - 2);
+        snprintf(b, sizeof b, "pa.%d.weight", L - 2);
+        bool agree = ckpt_has(&tmp, "ps.out.weight", cfg.out, L > 1 ? sh : cfg.state_dim) &&
+                     ckpt_has(&tmp, "pa.out.weight", cfg.out, L > 1 ? ah : cfg.action_dim) &&
+                     (L == 1 || (ckpt_has(&tmp, "ps.0.weight", sh, cfg.state_dim) &&
+                                 ckpt_has(&tmp, "pa.0.weight", ah, cfg.action_dim) && ns_params_find(&tmp, a) >= 0 &&
+                                 ns_params_find(&tmp, b) >= 0)) &&
+                     (cfg.kind == NS_WORLD_RESMLP ? ckpt_has(&tmp, "t.w1.weight", th, 2 * (int64_t)cfg.out)
+                                                  : ckpt_has(&tmp, "t.z.weight", th, cfg.out));
+        ns_params_free(&tmp);
+        if (!agree) {
+            ns_ckpt_info_free(&info);
+            return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                                "world-model checkpoint: its config (%d layers, out %d, state %d→%lld, action "
+                                "%d→%lld, t_hidden %lld) does not match its own tensors",
+                                L, cfg.out, cfg.state_dim, (long long)sh, cfg.action_dim, (long long)ah,
+                                (long long)th);
+        }
+    }
     st = ns_world_create(w, &cfg, 0, err);
     if (!st) st = ns_params_load(&w->p, path, NULL, err);
     if (st) {

@@ -576,7 +576,7 @@ ns_status ns_json_read(ns_json *out, const char *path, ns_error *err)
     char *text;
     size_t len;
     memset(out, 0, sizeof *out);
-    ns_status st = ns_read_file(path, &text, &len, err);
+    ns_status st = ns_read_text_file(path, &text, &len, err);
     if (st) return st;
     st = ns_json_parse(out, text, len, path, err);
     free(text);

@@ -181,6 +181,17 @@ ns_status ns_st_open(ns_safetensors *st, const char *path, ns_error *err)
             goto done;
         }
     }
+    /* no two tensors may share bytes (a crafted header could alias them) */
+    for (int i = 0; i < st->n && rc == NS_OK; i++)
+        for (int j = i + 1; j < st->n; j++) {
+            const ns_st_tensor *a = &st->tensors[i], *b = &st->tensors[j];
+            if (a->begin < b->end && b->begin < a->end) {
+                rc = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                                  "bad safetensors header: tensors \"%s\" [%zu, %zu) and \"%s\" [%zu, %zu) overlap",
+                                  a->name, a->begin, a->end, b->name, b->begin, b->end);
+                break;
+            }
+        }
 done:
     ns_json_free(&h);
     if (rc != NS_OK) ns_st_close(st);

@@ -87,7 +87,7 @@ static int parse_expr(reader *r, int depth)
         }
         size_t nk = r->stack_len - base;
         NS_GROW(r->s->kid_index, r->kid_cap, r->kid_len + nk);
-        memcpy(r->s->kid_index + r->kid_len, r->stack + base, nk * sizeof(int));
+        if (nk) memcpy(r->s->kid_index + r->kid_len, r->stack + base, nk * sizeof(int));
         r->s->nodes[id].kids = (int)r->kid_len;
         r->s->nodes[id].nkids = (int)nk;
         r->kid_len += nk;
@@ -106,6 +106,12 @@ static int parse_expr(reader *r, int depth)
         r->col++;
     }
     size_t n = (size_t)(r->p - start);
+    size_t ok = ns_utf8_valid_prefix(start, n);
+    if (ok < n) {
+        ns_error_set(r->err, NS_ERR_INPUT, r->path, line, col + (int)ok,
+                     "name is not valid UTF-8 (byte 0x%02x)", (unsigned char)start[ok]);
+        return -1;
+    }
     int id = new_node(r, false, line, col);
     NS_GROW(r->s->strings, r->str_cap, r->str_len + n + 1);
     for (size_t i = 0; i < n; i++) r->s->strings[r->str_len + i] = (char)tolower((unsigned char)start[i]);
@@ -119,6 +125,8 @@ ns_status ns_sexp_parse(ns_sexp *s, const char *text, const char *path, ns_error
 {
     memset(s, 0, sizeof *s);
     s->path = path;
+    if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
+        text += 3; /* UTF-8 byte-order mark */
     reader r = {.p = text, .line = 1, .col = 1, .path = path, .s = s, .err = err};
     size_t top_cap = 0;
     ns_status st = NS_OK;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -182,6 +183,11 @@ ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return ns_error_set(err, NS_ERR_IO, path, 0, 0, "is a directory, not a file");
+    }
     ns_buf b;
     ns_buf_init(&b);
     char chunk[65536];
@@ -198,6 +204,65 @@ ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err)
     return NS_OK;
 }
 
+ns_status ns_read_text_file(const char *path, char **out, size_t *len, ns_error *err)
+{
+    char *text;
+    size_t n;
+    ns_status st = ns_read_file(path, &text, &n, err);
+    if (st != NS_OK) return st;
+    int line = 1, col = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '\0') {
+            free(text);
+            return ns_error_set(err, NS_ERR_INPUT, path, line, col, "NUL byte in a text file");
+        }
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    size_t skip = 0;
+    if (n >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB && (unsigned char)text[2] == 0xBF)
+        skip = 3; /* UTF-8 byte-order mark */
+    if (skip) memmove(text, text + skip, n - skip + 1);
+    *out = text;
+    if (len) *len = n - skip;
+    return NS_OK;
+}
+
+size_t ns_utf8_valid_prefix(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = u[i];
+        size_t k;
+        unsigned min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            k = 1, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            k = 2, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            k = 3, min = 0x10000;
+        } else {
+            return i;
+        }
+        unsigned cp = c & (0x3F >> k);
+        for (size_t j = 1; j <= k; j++) {
+            if (i + j >= n || (u[i + j] & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (u[i + j] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += k + 1;
+    }
+    return n;
+}
+
 ns_status ns_write_file_atomic(const char *path, const void *data, size_t len, ns_error *err)
 {
     size_t n = strlen(path) + 32;
@@ -210,7 +275,10 @@ ns_status ns_write_file_atomic(const char *path, const void *data, size_t len, n
         return NS_ERR_IO;
     }
     size_t w = fwrite(data, 1, len, f);
-    int bad = (w != len) | (fflush(f) != 0) | (fsync(fileno(f)) != 0);
+    /* every step runs, whatever the one before it returned */
+    int bad = w != len;
+    bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
         ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
@@ -397,4 +465,103 @@ ns_status ns_mkdir_p(const char *path, ns_error *err)
     }
     free(buf);
     return NS_OK;
+}
+
+/* ---- folder outputs replaced as a unit ------------------------------------ */
+
+void ns_remove_tree(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0) return;
+    if (S_ISDIR(sb.st_mode)) {
+        DIR *d = opendir(path);
+        if (d) {
+            struct dirent *e;
+            while ((e = readdir(d)) != NULL) {
+                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+                size_t n = strlen(path) + strlen(e->d_name) + 2;
+                char *kid = ns_xmalloc(n);
+                snprintf(kid, n, "%s/%s", path, e->d_name);
+                ns_remove_tree(kid);
+                free(kid);
+            }
+            closedir(d);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static char *dir_sibling(const char *dir, const char *tag)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--; /* "ds/" names the folder ds */
+    size_t m = n + strlen(tag) + 16;
+    char *s = ns_xmalloc(m);
+    snprintf(s, m, "%.*s.%s.XXXXXX", (int)n, dir, tag);
+    return s;
+}
+
+ns_status ns_dir_stage(const char *dir, char **tmp, ns_error *err)
+{
+    *tmp = NULL;
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return ns_error_set(err, NS_ERR_IO, dir, 0, 0, "exists and is not a folder");
+    char *parent = ns_xstrdup(dir);
+    size_t n = strlen(parent);
+    while (n > 1 && parent[n - 1] == '/') parent[--n] = '\0';
+    char *slash = strrchr(parent, '/');
+    ns_status st = NS_OK;
+    if (slash && slash != parent) {
+        *slash = '\0';
+        st = ns_mkdir_p(parent, err);
+    }
+    free(parent);
+    if (st != NS_OK) return st;
+    char *t = dir_sibling(dir, "tmp");
+    if (!mkdtemp(t)) {
+        ns_error_set(err, NS_ERR_IO, dir, 0, 0, "cannot create a folder beside it: %s", strerror(errno));
+        free(t);
+        return NS_ERR_IO;
+    }
+    chmod(t, 0777 & ~(mode_t)0022); /* mkdtemp makes 0700; a finished folder is an ordinary one */
+    *tmp = t;
+    return NS_OK;
+}
+
+ns_status ns_dir_commit(const char *dir, char *tmp, ns_error *err)
+{
+    struct stat sb;
+    char *old = NULL;
+    if (stat(dir, &sb) == 0) {
+        old = dir_sibling(dir, "old");
+        if (!mkdtemp(old) || rmdir(old) != 0 || rename(dir, old) != 0) {
+            ns_error_set(err, NS_ERR_IO, dir, 0, 0, "cannot move the previous folder aside: %s", strerror(errno));
+            ns_remove_tree(tmp);
+            free(tmp);
+            free(old);
+            return NS_ERR_IO;
+        }
+    }
+    if (rename(tmp, dir) != 0) {
+        ns_error_set(err, NS_ERR_IO, dir, 0, 0, "cannot move the new folder in: %s", strerror(errno));
+        if (old) rename(old, dir); /* put the previous one back */
+        ns_remove_tree(tmp);
+        free(tmp);
+        free(old);
+        return NS_ERR_IO;
+    }
+    if (old) ns_remove_tree(old);
+    free(old);
+    free(tmp);
+    return NS_OK;
+}
+
+void ns_dir_discard(char *tmp)
+{
+    if (!tmp) return;
+    ns_remove_tree(tmp);
+    free(tmp);
 }

@@ -397,7 +397,7 @@ static svd_report check_svd(const ns_csr *X, int k, int iters, int ncheck, uint6
         if (exact >= 0.05 * s1) r.sv_rel = fmax(r.sv_rel, fabs(sv[j] - exact) / exact);
         r.sv_abs = fmax(r.sv_abs, fabs(sv[j] - exact) / s1);
     }
-    double opt = 0, total = 0, kept = 0;
+    double opt = 0, total = 0;
     for (int j = 0; j < V; j++) total += w[j] > 0 ? w[j] : 0;
     for (int j = k; j < V; j++) opt += w[j] > 0 ? w[j] : 0;
     /* residual: ‖X‖² − ‖X C‖² holds for orthonormal C; compute directly */
@@ -409,7 +409,6 @@ static svd_report check_svd(const ns_csr *X, int k, int iters, int ncheck, uint6
             double s = 0;
             for (int j = 0; j < V; j++) s += x[j] * C[(size_t)j * k + c];
             xc[c] = s;
-            kept += s * s;
         }
         for (int j = 0; j < V; j++) {
             double s = 0;

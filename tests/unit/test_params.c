@@ -184,8 +184,8 @@ static void test_checkpoint_round_trip(void)
     ns_ckpt_info_free(&info);
     /* rewriting gives the same bytes; the last 4 bytes are the CRC-32 */
     CHECK(ns_params_save(&q, f2, &o, &err) == NS_OK);
-    char *a, *b;
-    size_t la, lb;
+    char *a = NULL, *b = NULL;
+    size_t la = 0, lb = 0;
     CHECK(ns_read_file(f1, &a, &la, &err) == NS_OK && ns_read_file(f2, &b, &lb, &err) == NS_OK);
     CHECK(la == lb && memcmp(a, b, la) == 0);
     CHECK(memcmp(a, NS_CKPT_MAGIC, 8) == 0);

@@ -24,7 +24,7 @@
 #include <string.h>
 
 /* NS_VEC_CLONES before a function definition compiles it three times on
- * x86-64 with GCC ≥ 12 or Clang ≥ 14 — for AVX-512 (x86-64-v4), AVX2
+ * x86-64 with GCC ≥ 12 — for AVX-512 (x86-64-v4), AVX2
  * (x86-64-v3) and the baseline — and picks one at load time from the CPU
  * (an ifunc).  The loops these functions run are elementwise or keep their
  * summation order (ISO C mode contracts no a·b + c into an FMA), so every
@@ -32,8 +32,9 @@
  * bit-identical across them).  Define NS_NO_CLONES to build the baseline
  * version only. */
 #if defined(__x86_64__) && !defined(NS_NO_CLONES) && defined(__has_attribute)
-#if __has_attribute(target_clones) && ((defined(__clang__) && __clang_major__ >= 14) || \
-                                       (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12))
+/* Clang (14 at least) emits no plain symbol for a target_clones function
+ * defined in one file and called from another, so the link fails: GCC only. */
+#if __has_attribute(target_clones) && !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 12
 #define NS_VEC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 #endif

@@ -66,6 +66,11 @@ double ns_cpu_now(void);
 
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
 ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err);
+/* Reads a text file: a NUL byte is an input error located at its line:col,
+ * and a leading UTF-8 byte-order mark is dropped. */
+ns_status ns_read_text_file(const char *path, char **out, size_t *len, ns_error *err);
+/* Length of the longest prefix of s[0..n) that is well-formed UTF-8. */
+size_t ns_utf8_valid_prefix(const char *s, size_t n);
 /* Writes data to path atomically (temp file in the same folder + rename). */
 ns_status ns_write_file_atomic(const char *path, const void *data, size_t len,
                                ns_error *err);
@@ -119,6 +124,17 @@ void ns_progress_done(ns_progress *p);
 
 /* Creates a directory and its parents (like mkdir -p). */
 ns_status ns_mkdir_p(const char *path, ns_error *err);
+/* Folder outputs replaced as a unit: ns_dir_stage makes an empty folder
+ * DIR.tmp.XXXXXX beside dir (*tmp, malloc'ed); write into it, then
+ * ns_dir_commit moves a previous dir aside (DIR.old.XXXXXX), renames the new
+ * one in and removes the old one, or ns_dir_discard drops it.  Both take
+ * ownership of tmp.  A failure at any point leaves the previous dir whole
+ * (or, killed between the two renames, whole as DIR.old.XXXXXX). */
+ns_status ns_dir_stage(const char *dir, char **tmp, ns_error *err);
+ns_status ns_dir_commit(const char *dir, char *tmp, ns_error *err);
+void ns_dir_discard(char *tmp);
+/* rm -rf path (no error: best effort). */
+void ns_remove_tree(const char *path);
 
 /* Case-insensitive string equality (ASCII). */
 bool ns_streq_ci(const char *a, const char *b);

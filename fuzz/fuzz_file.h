@@ -1,0 +1,39 @@
+/* fuzz_file.h — for targets whose loader takes a path: the input is written
+ * to a per-process file under $TMPDIR (or /tmp). */
+#ifndef NS_FUZZ_FILE_H
+#define NS_FUZZ_FILE_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "nextstate/util/npy.h"
+
+static const char *fuzz_path(const char *name)
+{
+    static char path[512];
+    if (!path[0]) {
+        const char *t = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/nsfuzz-%ld-%s", t && *t ? t : "/tmp", (long)getpid(), name);
+    }
+    return path;
+}
+
+/* Writes data to path; with fix_crc, the last 4 bytes become the CRC-32 of
+ * the rest (as nextstate's checkpoints end), so mutations reach the parser
+ * behind the checksum. */
+static int fuzz_write(const char *path, const uint8_t *data, size_t size, int fix_crc)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    if (fix_crc && size >= 4) {
+        uint32_t c = ns_crc32(0, data, size - 4);
+        uint8_t tail[4] = {(uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16), (uint8_t)(c >> 24)};
+        fwrite(data, 1, size - 4, f);
+        fwrite(tail, 1, 4, f);
+    } else {
+        fwrite(data, 1, size, f);
+    }
+    fclose(f);
+    return 0;
+}
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the fuzzers (make fuzz), makes seed corpora at run time from
+# domains/, the shared benchmarks and small outputs of nextstate itself (no
+# benchmark file is committed), then runs each target for FUZZ_SECONDS
+# (default 20) with one job; any crash, leak or UB finding fails the run.
+#   fuzz/run.sh [TARGET…]     FUZZ_SECONDS=300 fuzz/run.sh fuzz_pddl
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${FUZZ_SECONDS:-20}
+BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
+make -s fuzz >/dev/null
+NS=build/nextstate
+[ -x "$NS" ] || make -s "$NS"
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+export TMPDIR=$W OPENBLAS_NUM_THREADS=1
+c() { mkdir -p "$W/corpus/$1"; echo "$W/corpus/$1"; }
+# PDDL: domain NUL problem, from every shipped domain and a few benchmarks
+i=0
+for d in domains/*/domain.pddl $(ls "$BENCH"/*/*/domain.pddl 2>/dev/null | head -20); do
+    for p in $(ls "$(dirname "$d")"/*.pddl 2>/dev/null | grep -v domain | head -2); do
+        { cat "$d"; printf '\0'; cat "$p"; } >"$(c fuzz_pddl)/s$i"; i=$((i + 1))
+    done
+done
+mkdir -p "$W/p"
+for s in 1 2 3; do "$NS" gen blocksworld --seed $s --blocks 4 -o "$W/p/b$s.pddl" >/dev/null 2>&1; done
+for s in 1 2; do "$NS" gen ferry --seed $s --cars 3 -o "$W/p/f$s.pddl" >/dev/null 2>&1; done
+for s in 1 2 3; do
+    { cat domains/blocksworld/domain.pddl; printf '\0'; cat "$W/p/b$s.pddl"; } >"$(c fuzz_pddl)/g$s"
+done
+# plans for the fuzzer's fixed 3-block task
+printf '(pick-up b)\n(stack b c)\n(pick-up a)\n(stack a b)\n; cost = 4 (unit cost)\n' >"$(c fuzz_plan)/ok"
+printf '(pick-up a)\n(stack a b)\n' >"$(c fuzz_plan)/bad"
+printf '(unstack a b)\n(put-down a)\n' >"$(c fuzz_plan)/inapp"
+# a dataset, a split, a world checkpoint and progress models
+"$NS" data build domains/ferry/domain.pddl "$W/p/f1.pddl" "$W/p/f2.pddl" -o "$W/ds" --plans 4 --quiet
+"$NS" split interpolation "$W/ds" -o "$W/sp" --pool-size 8 --seed 1 >/dev/null 2>&1 || true
+"$NS" train "$W/sp" --epochs 1 --batch 16 --hidden 16 --quiet -o "$W/w.ckpt" >/dev/null 2>&1 || true
+"$NS" learn domains/blocksworld/domain.pddl "$W/p" --hidden 8 --epochs 1 -o "$W/l.model" --quiet >/dev/null 2>&1 || true
+"$NS" learn domains/blocksworld/domain.pddl "$W/p" --model xgb -o "$W/x.model" --quiet >/dev/null 2>&1 || true
+for f in "$W"/ds/*.npy "$W"/sp/*.npy; do [ -f "$f" ] && cp "$f" "$(c fuzz_npy)/"; done
+for f in "$W/ds/manifest.json" "$W/sp/split.json"; do [ -f "$f" ] && cp "$f" "$(c fuzz_json)/"; done
+cp "$W/ds/manifest.json" "$(c fuzz_manifest)/"
+[ -f "$W/w.ckpt" ] && cp "$W/w.ckpt" "$(c fuzz_world)/"
+for f in "$W/l.model" "$W/x.model"; do [ -f "$f" ] && cp "$f" "$(c fuzz_predictor)/"; done
+c fuzz_world >/dev/null; c fuzz_predictor >/dev/null
+h='{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[2,1],"data_offsets":[8,12]}}'
+{ printf "\\x$(printf %02x ${#h})\\0\\0\\0\\0\\0\\0\\0"; printf '%s' "$h"; head -c 12 /dev/zero; } >"$(c fuzz_safetensors)/s"
+export NS_FUZZ_DATASET=$W/ds
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_pddl fuzz_plan fuzz_npy fuzz_json fuzz_safetensors fuzz_world fuzz_predictor fuzz_manifest)
+status=0
+for t in "${targets[@]}"; do
+    mkdir -p "$W/art/$t"
+    if build-fuzz/fuzz/$t -max_total_time="$SECS" -max_len=65536 -rss_limit_mb=2048 \
+        -artifact_prefix="$W/art/$t/" "$W/corpus/$t" >"$W/$t.log" 2>&1; then
+        echo "$t: ok, $(grep -Eo 'Done [0-9]+ runs' "$W/$t.log" | tail -1 | grep -Eo '[0-9]+') executions in ${SECS}s"
+    else
+        status=1
+        echo "$t: FINDING"; tail -n 40 "$W/$t.log"
+        mkdir -p build-fuzz/findings && cp "$W/art/$t"/* build-fuzz/findings/ 2>/dev/null || true
+    fi
+done
+exit $status
