@@ -79,7 +79,19 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) | $(BUILD)/te
 $(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-test: deps all
+# The Python package (python/, pyproject.toml) in the venv scripts/deps.sh
+# makes (build/venv, Debian's /usr/bin/python3): reinstalled when a source
+# changes; skipped when the venv is absent.
+PY_VENV  := build/venv
+PY_STAMP := $(PY_VENV)/.nextstate-installed
+PY_SRC   := $(wildcard python/nextstate/*.c python/nextstate/*.py python/up_nextstate/*.py) pyproject.toml setup.py
+.PHONY: python
+python: $(PY_STAMP)
+$(PY_STAMP): $(LIB_SRC) $(HEADERS) $(PY_SRC)
+	@if [ -x $(PY_VENV)/bin/pip ]; then $(PY_VENV)/bin/pip install -q --no-build-isolation --no-deps . && touch $@; \
+	 else echo "python: no $(PY_VENV) (scripts/deps.sh makes it); the Python package is not built"; fi
+
+test: deps all python
 	@BUILD=$(BUILD) tests/run.sh
 
 demo: deps $(BIN)

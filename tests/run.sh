@@ -32,6 +32,21 @@ for t in tests/e2e/*.sh; do
     if [ $rc -eq 0 ]; then pass=$((pass + 1)); echo "e2e $name: ok"
     else fail=$((fail + 1)); failed+=("e2e $name"); cat "$tmp/$name.out"; echo "e2e $name: FAILED"; fi
 done
+# The Python package's pytest suite (python/tests), in the venv of scripts/deps.sh.
+PY=${NS_PYTHON:-build/venv/bin/python}
+if [ -x "$PY" ] && "$PY" -c 'import nextstate, pytest' 2>/dev/null; then
+    "$PY" -m pytest -q -p no:cacheprovider python/tests >"$tmp/pytest.out" 2>&1; rc=$?
+    line=$(tail -n 1 "$tmp/pytest.out")
+    p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+    f=$(( $(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+' || echo 0) + $(grep -oE '[0-9]+ errors?' <<<"$line" | grep -oE '[0-9]+' || echo 0) ))
+    s=$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+' || echo 0)
+    if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+    pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+    [ "$f" -gt 0 ] && { cat "$tmp/pytest.out"; failed+=("pytest python/tests"); }
+    echo "pytest python/tests: $line"
+else
+    skip=$((skip + 1)); echo "pytest python/tests: skipped (no $PY with nextstate and pytest; scripts/deps.sh makes it)"
+fi
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[@]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
