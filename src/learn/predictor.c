@@ -495,6 +495,7 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
     ns_json j;
     st = ns_json_parse(&j, info.meta, strlen(info.meta), path, err);
     if (st != NS_OK) {
+        ns_params_free(&raw);
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate predictor (its description is not JSON)");
     }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "nextstate/core/pddl.h"
 #include "nextstate/learn/params.h"
+#include "nextstate/learn/predictor.h"
 #include "nextstate/learn/world.h"
 #include "nextstate/util/safetensors.h"
 #include "nextstate/util/util.h"
@@ -78,6 +79,27 @@ static void test_world_config_against_tensors(void)
     CHECK(ns_world_load(&w2, bad, NULL, &e) == NS_ERR_INPUT);
 }
 
+/* Fuzz finding (fuzz_predictor): a well-formed checkpoint whose description
+ * is not JSON is refused, and the tensors read so far are freed (the SAN
+ * build's leak check fails this test otherwise). */
+static void test_predictor_meta_not_json(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/p.model", tmpdir);
+    ns_params p;
+    ns_params_init(&p);
+    int64_t shape[1] = {1};
+    ns_params_add(&p, "x", 1, shape, NS_INIT_ZEROS, 0);
+    ns_error e;
+    CHECK(ns_params_alloc(&p, &e) == NS_OK);
+    ns_ckpt_opts o = {.meta = "{not json"};
+    CHECK(ns_params_save(&p, path, &o, &e) == NS_OK);
+    ns_params_free(&p);
+    ns_predictor m;
+    CHECK(ns_predictor_load(&m, path, &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "not JSON") != NULL);
+}
+
 static void test_safetensors_overlap(void)
 {
     char path[400];
@@ -130,6 +152,7 @@ int main(void)
     mkdir(tmpdir, 0755);
     NS_RUN(test_world_config_against_tensors);
     NS_RUN(test_safetensors_overlap);
+    NS_RUN(test_predictor_meta_not_json);
     NS_RUN(test_text_files);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
