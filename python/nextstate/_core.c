@@ -181,15 +181,23 @@ static PyObject *task_applicable(TaskObject *self, PyObject *arg)
     return out;
 }
 
-static PyObject *task_is_applicable(TaskObject *self, PyObject *args)
+/* (state, operator) arguments: one state's buffer in *v (release it) and the
+ * operator id; 0 with a Python exception set. */
+static int state_op_args(TaskObject *self, PyObject *args, Py_buffer *v, int *op)
 {
     PyObject *s, *o;
-    int op;
-    if (!PyArg_ParseTuple(args, "OO", &s, &o)) return NULL;
-    Py_buffer v;
     Py_ssize_t n;
-    if (!get_states(self, s, &v, &n, 1)) return NULL;
-    if (!parse_op(self, o, &op)) { PyBuffer_Release(&v); return NULL; }
+    if (!PyArg_ParseTuple(args, "OO", &s, &o)) return 0;
+    if (!get_states(self, s, v, &n, 1)) return 0;
+    if (!parse_op(self, o, op)) { PyBuffer_Release(v); return 0; }
+    return 1;
+}
+
+static PyObject *task_is_applicable(TaskObject *self, PyObject *args)
+{
+    Py_buffer v;
+    int op;
+    if (!state_op_args(self, args, &v, &op)) return NULL;
     bool a = ns_task_applicable(&self->t, op, (const ns_word *)v.buf);
     PyBuffer_Release(&v);
     return PyBool_FromLong(a);
@@ -197,13 +205,9 @@ static PyObject *task_is_applicable(TaskObject *self, PyObject *args)
 
 static PyObject *task_apply(TaskObject *self, PyObject *args)
 {
-    PyObject *s, *o;
-    int op;
-    if (!PyArg_ParseTuple(args, "OO", &s, &o)) return NULL;
     Py_buffer v;
-    Py_ssize_t n;
-    if (!get_states(self, s, &v, &n, 1)) return NULL;
-    if (!parse_op(self, o, &op)) { PyBuffer_Release(&v); return NULL; }
+    int op;
+    if (!state_op_args(self, args, &v, &op)) return NULL;
     if (!ns_task_applicable(&self->t, op, (const ns_word *)v.buf)) {
         PyBuffer_Release(&v);
         ns_buf b;
