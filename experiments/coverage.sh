@@ -25,8 +25,8 @@
 # extrapolation problems with the same limit (bench/fd.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-NS=${NS_BIN:-build/nextstate}
-ROOT=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}/seedA
+. experiments/lib.sh
+ROOT=$BENCH/seedA
 OUT=${OUT:-results/coverage}
 SEEDS=${SEEDS:-13 14 15}
 EPOCHS=${EPOCHS:-500}
@@ -40,8 +40,6 @@ if [ ! -d "$ROOT/pddl" ]; then
     echo "coverage: $ROOT not found; nothing to do" >&2
     exit 0
 fi
-[ -x "$NS" ] || make -s "$NS"
-export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 mkdir -p "$OUT/models" "$OUT/runs" "$OUT/plans"
 
 # FSF width as the paper's configs set it (every split's objects fit).

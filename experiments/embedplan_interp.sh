@@ -9,8 +9,6 @@
 #      TRAIN_OPTS (extra `nextstate train` options), STATE_FEATURES /
 #      ACTION_FEATURES (default builtin), PROTOCOLS ("interpolation extrapolation").
 set -eu
-BUILD=${BUILD:-build}
-NS="$PWD/$BUILD/nextstate"
 DOMAIN=${1:-ferry}
 OUT=${2:-results/embedplan_$DOMAIN}
 SEEDS=${SEEDS:-1 2 3 4 5 6 7 8}
@@ -29,14 +27,13 @@ TRAIN_OPTS=${TRAIN_OPTS:-}
 SF=${STATE_FEATURES:-builtin}
 AF=${ACTION_FEATURES:-builtin}
 PROTOCOLS=${PROTOCOLS:-interpolation extrapolation}
-export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
-[ -x "$NS" ] || make -s
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/problems"
 for s in $SEEDS; do
     # shellcheck disable=SC2086
     "$NS" gen "$DOMAIN" --seed "$s" $GEN_OPTS -o "$OUT/problems/p$s.pddl"
 done
-"$NS" data build "domains/$DOMAIN/domain.pddl" "$OUT/problems" -o "$OUT/dataset" --plans "$PLANS" --quiet
+"$NS" data build "$NS_ROOT/domains/$DOMAIN/domain.pddl" "$OUT/problems" -o "$OUT/dataset" --plans "$PLANS" --quiet
 "$NS" data info "$OUT/dataset" | head -n 2
 json="$OUT/results.json"
 md="$OUT/results.md"

@@ -21,9 +21,6 @@
 #      TABLES_ONLY=1  only rewrite the tables from the runs in OUT (e.g. with the union of the
 #                SETTINGS and VARIANTS of several invocations)
 set -u
-BUILD=${BUILD:-build}
-NS=${NS_BIN:-$PWD/$BUILD/nextstate}
-BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
 OUT=${1:-results/embedplan_minilm9}
 MODEL=${MODEL:-all-MiniLM-L6-v2}
 VARIANTS=${VARIANTS:-paper}
@@ -33,16 +30,14 @@ TRAIN_OPTS=${TRAIN_OPTS:-}
 BASELINE=${BASELINE:-builtin}
 [ "$BASELINE" = none ] && BASELINE=""
 JOBS=${JOBS:-2}
-TL=${TL:-10}
-export OPENBLAS_NUM_THREADS=1
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT"
 domains=${DOMAINS:-blocksworld-4ops depots ferry floor-tile gold-miner-typed grid logistics-strips rover satellite}
 tag() { echo "lr$1-e$2"; } # LR EPOCHS
 one_domain() { # ACPBench folder
     local d=$1 dir="$OUT/$1" v
     mkdir -p "$dir"
-    [ -f "$dir/data/manifest.json" ] ||
-        "$NS" data build "$BENCH/acpbench/$d/domain.pddl" "$BENCH/acpbench/$d" -o "$dir/data" --time-limit "$TL" --quiet 2>"$dir/log" || return 1
+    ns_acp_dataset "$d" "$dir/data" "$dir/log" >/dev/null || return 1
     for v in $(for x in $VARIANTS; do echo "${x%-z}"; done | sort -u); do
         local flags=""
         case $v in
@@ -84,7 +79,7 @@ start=$(date +%s)
 wall=$(($(date +%s) - start))
 
 # ---- tables ----
-num() { grep -oE "\"$1\": [-0-9.e+]+" "$2" 2>/dev/null | head -n 1 | sed -E 's/.*: //'; }
+num() { ns_num "$@"; }
 pct() { [ -n "$1" ] && awk -v x="$1" 'BEGIN { printf "%.1f", 100 * x }' || printf -- "–"; }
 # the dev-picked setting of (domain, protocol, encoder): best dev Hit@5, the first on ties
 pick() {

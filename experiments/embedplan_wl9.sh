@@ -19,9 +19,6 @@
 #      of several invocations), PROTOCOLS ("interpolation extrapolation"), EPOCHS (60), LR (1e-3), SEED (1), JOBS (2), TL (10 s per problem, acp build; an existing
 #      OUT/DOMAIN/data is reused), TRAIN_OPTS (extra `nextstate train` options), BUILD, NS_BIN
 set -u
-BUILD=${BUILD:-build}
-NS=${NS_BIN:-$PWD/$BUILD/nextstate}
-BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
 DATA=${DATA:-acp}
 OUT=${1:-results/embedplan_wl9_$DATA}
 SUITE=${SUITE:-results/suite}
@@ -33,8 +30,7 @@ JOBS=${JOBS:-2}
 TL=${TL:-10}
 TRAIN_OPTS=${TRAIN_OPTS:-}
 PROTOCOLS=${PROTOCOLS:-interpolation extrapolation}
-export OPENBLAS_NUM_THREADS=1
-[ -x "$NS" ] || make -s
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT"
 # short name | ACPBench folder | suite folder | literal Hit@5 interp/extrap from the issue notes (acp data)
 domains="blocksworld|blocksworld-4ops|blocksworld|.88|1.0
@@ -58,8 +54,7 @@ one_domain() { # short acp suite
     if [ "$DATA" = acp ]; then
         data="$dir/data"
         : >"$dir/log"
-        [ -f "$data/manifest.json" ] ||
-            "$NS" data build "$BENCH/acpbench/$acp/domain.pddl" "$BENCH/acpbench/$acp" -o "$data" --time-limit "$TL" --quiet 2>>"$dir/log" || return 1
+        ns_acp_dataset "$acp" "$data" "$dir/log" >/dev/null || return 1
     else
         data="$SUITE/$suite/data"
         : >"$dir/log"
@@ -106,7 +101,7 @@ start=$(date +%s)
 wall=$(($(date +%s) - start))
 
 # ---- JSON and Markdown ----
-num() { grep -oE "\"$1\": [-0-9.e+]+" "$2" 2>/dev/null | head -n 1 | sed -E 's/.*: //'; }
+num() { ns_num "$@"; }
 json="$OUT/results.json"
 {
     printf '{"data": "%s", "epochs": %s, "lr": %s, "seed": %s, "wl": {"iterations": 2, "statics": "in", "fit": "training states of each split"}, "wall_seconds": %s, "runs": [' \

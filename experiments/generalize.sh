@@ -12,7 +12,6 @@
 #   OUT/results.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-NS=${BUILD:-build}/nextstate
 OUT=${OUT:-results/generalize}
 CONFIG=${CONFIG:-wl-xgb-delta}
 TL=${TIME_LIMIT:-10}
@@ -20,7 +19,7 @@ ALGOS=${ALGOS:-beam search guided}
 IFS=- read -r ENC MODEL MODE <<<"$CONFIG"
 DOMAINS=("$@")
 [ ${#DOMAINS[@]} -gt 0 ] || DOMAINS=(blocksworld gripper visitall logistics)
-export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+. experiments/lib.sh
 rm -rf "$OUT"
 mkdir -p "$OUT"
 

@@ -1,24 +1,31 @@
 # shellcheck shell=bash
-# Shared shell code of the EmbedPlan protocol scripts (protocol_ladder.sh,
-# cross_domain.sh, loo.sh): the nine domains and their datasets, feature
-# building per encoder, one train + eval cell, JSON number extraction.
-# Sourced, not run:   . experiments/lib.sh   (from the repository root)
+# Shared shell code of every experiment script: where the binary and the
+# benchmarks are (absolute paths, so a script may cd anywhere), the nine
+# EmbedPlan domains and their ACPBench datasets, feature building per encoder,
+# one train + eval cell, JSON number extraction.
+# Sourced, not run:   . "$(dirname "$0")/lib.sh"
 #
 # env read here:
-#   DATA       acp   — the ACPBench problems of each domain (../shared/benchmarks/acpbench/<folder>),
+#   BUILD (build), NS_BIN (NS_ROOT/BUILD/nextstate, built when missing), NEXTSTATE_BENCHMARKS
+#   (NS_ROOT/../shared/benchmarks), PYTHON (/usr/bin/python3), OPENBLAS_NUM_THREADS (1: one cell
+#   at a time uses one BLAS thread), SEED (1), LR (1e-3), PATIENCE (5), TL (10 s per problem),
+#   EPOCHS, TRAIN_OPTS (extra `nextstate train` options)
+#   and, for the EmbedPlan protocol scripts (ns_data, ns_embed, ns_features, ns_cell):
+#   DATA       acp   — the ACPBench problems of each domain (BENCH/acpbench/<folder>),
 #                      optimal-plan DAGs built once with `data build --time-limit $TL` into ACP_DATA
 #              suite — experiments/suite_embedplan9.sh's datasets (ACPBench + generated problems,
 #                      --successors) under SUITE, read only; commands that re-ground problems
 #                      (`encode`) run from SUITE_CWD because their manifests hold relative paths
 #   ACP_DATA (results/acp), SUITE (results/suite, built by experiments/suite_embedplan9.sh),
-#   SUITE_CWD (the directory SUITE's manifests are relative to: SUITE/../..), TL (10 s per problem),
+#   SUITE_CWD (the directory SUITE's manifests are relative to: SUITE/../..),
 #   MODEL (all-MiniLM-L6-v2), MINILM_MAX_STATES (3000: text embedding runs ~11 prompts/s on one
-#   core, so larger datasets get no MiniLM cell), BUILD (build), NS_BIN, PYTHON (/usr/bin/python3),
-#   EMB_ROOT (results/emb_$DATA: MiniLM embeddings per domain), SEED (1), EPOCHS, LR, PATIENCE, TRAIN_OPTS (extra `nextstate train` options).
+#   core, so larger datasets get no MiniLM cell), EMB_ROOT (results/emb_$DATA: MiniLM embeddings
+#   per domain).
 set -u
+NS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-build}
-NS=${NS_BIN:-$PWD/$BUILD/nextstate}
-BENCH=${NEXTSTATE_BENCHMARKS:-$PWD/../shared/benchmarks}
+NS=$(realpath -m "${NS_BIN:-$NS_ROOT/$BUILD/nextstate}")
+BENCH=$(realpath -m "${NEXTSTATE_BENCHMARKS:-$NS_ROOT/../shared/benchmarks}")
 DATA=${DATA:-acp}
 ACP_DATA=$(realpath -m "${ACP_DATA:-results/acp}")
 if [ -z "${SUITE:-}" ]; then
@@ -34,10 +41,9 @@ SEED=${SEED:-1}
 LR=${LR:-1e-3}
 PATIENCE=${PATIENCE:-5}
 TRAIN_OPTS=${TRAIN_OPTS:-}
-export OPENBLAS_NUM_THREADS=1
-[ -x "$NS" ] || make -s || exit 1
-[ "$DATA" = acp ] || [ "$DATA" = suite ] || { echo "DATA must be acp or suite" >&2; exit 30; }
-export NS BENCH DATA ACP_DATA SUITE SUITE_CWD TL MODEL MINILM_MAX_STATES PYTHON SEED LR PATIENCE TRAIN_OPTS
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+[ -x "$NS" ] || make -s -C "$NS_ROOT" "${NS#"$NS_ROOT"/}" || exit 1
+export NS_ROOT NS BENCH DATA ACP_DATA SUITE SUITE_CWD TL MODEL MINILM_MAX_STATES PYTHON SEED LR PATIENCE TRAIN_OPTS
 
 # short name | ACPBench folder | suite folder
 NS_DOMAIN_TABLE="blocksworld|blocksworld-4ops|blocksworld
@@ -52,9 +58,32 @@ satellite|satellite|satellite"
 NS_ALL_DOMAINS="blocksworld depots ferry floortile goldminer grid logistics rovers satellite"
 export NS_DOMAIN_TABLE NS_ALL_DOMAINS
 
+# The ACPBench folder of a domain (short name, or its suite folder name); other names pass through.
+ns_acp_name() {
+    local row
+    row=$(grep -E "^$1[|]|[|]$1\$" <<<"$NS_DOMAIN_TABLE" | head -n 1)
+    if [ -z "$row" ]; then echo "$1"; return 0; fi
+    IFS='|' read -r _ row _ <<<"$row"
+    echo "$row"
+}
+
+# The optimal-plan dataset of a domain's ACPBench problems in DIR, built when missing (log to LOG).
+#   ns_acp_dataset DOMAIN DIR LOG
+ns_acp_dataset() {
+    local acp
+    acp=$(ns_acp_name "$1")
+    if [ ! -f "$2/manifest.json" ]; then
+        mkdir -p "$(dirname "$2")"
+        "$NS" data build "$BENCH/acpbench/$acp/domain.pddl" "$BENCH/acpbench/$acp" -o "$2" --time-limit "$TL" \
+            --quiet 2>>"$3" >&2 || return 1
+    fi
+    echo "$2"
+}
+
 # The dataset folder of a domain (short name) under DATA; an ACPBench dataset is built when missing.
 ns_data() {
     local row acp suite
+    [ "$DATA" = acp ] || [ "$DATA" = suite ] || { echo "DATA must be acp or suite" >&2; return 30; }
     row=$(grep "^$1|" <<<"$NS_DOMAIN_TABLE") || { echo "unknown domain $1" >&2; return 1; }
     IFS='|' read -r _ acp suite <<<"$row"
     if [ "$DATA" = suite ]; then
@@ -62,13 +91,7 @@ ns_data() {
         echo "$SUITE/$suite/data"
         return 0
     fi
-    local d="$ACP_DATA/$acp/data"
-    if [ ! -f "$d/manifest.json" ]; then
-        mkdir -p "$ACP_DATA/$acp"
-        "$NS" data build "$BENCH/acpbench/$acp/domain.pddl" "$BENCH/acpbench/$acp" -o "$d" --time-limit "$TL" \
-            --quiet 2>>"$ACP_DATA/$acp/build.log" || return 1
-    fi
-    echo "$d"
+    ns_acp_dataset "$1" "$ACP_DATA/$acp/data" "$ACP_DATA/$acp/build.log"
 }
 
 # Where the dataset's problem paths resolve (for commands that re-ground problems).
@@ -160,4 +183,4 @@ ns_cell() {
         >"$cell/eval-$name.tmp.json" 2>>"$cell/log" || return 1
     mv "$cell/eval-$name.tmp.json" "$cell/eval-$name.json"
 }
-export -f ns_emb_dir ns_data ns_data_cwd ns_nstates ns_num ns_have_model ns_spec ns_embed ns_features ns_cell
+export -f ns_emb_dir ns_acp_name ns_acp_dataset ns_data ns_data_cwd ns_nstates ns_num ns_have_model ns_spec ns_embed ns_features ns_cell

@@ -25,9 +25,7 @@
 # Resumable: a step whose output exists is skipped (delete it to redo).
 # One cell at a time (the machine is small); each uses one BLAS thread.
 set -u
-BUILD=${BUILD:-build}
-NS=${NS_BIN:-$PWD/$BUILD/nextstate}
-BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
+. "$(dirname "$0")/lib.sh"
 OUT=${1:-results/pool_sweep}
 DOMAINS=${DOMAINS:-ferry logistics blocksworld}
 SEEDS=${SEEDS:-1 2 3}
@@ -36,21 +34,8 @@ DATA_ROOT=${DATA_ROOT:-}
 ENCODER=${ENCODER:-builtin}
 ACTION_ENCODER=${ACTION_ENCODER:-builtin}
 EPOCHS=${EPOCHS:-30}
-LR=${LR:-1e-3}
-PATIENCE=${PATIENCE:-5}
-TL=${TL:-10}
-PYTHON=${PYTHON:-/usr/bin/python3}
-export OPENBLAS_NUM_THREADS=1
-[ -x "$NS" ] || make -s || exit 1
 mkdir -p "$OUT"
 
-acp_name() {
-    case $1 in
-    blocksworld) echo blocksworld-4ops ;; depot) echo depots ;; floortile) echo floor-tile ;;
-    goldminer) echo gold-miner-typed ;; logistics) echo logistics-strips ;; rovers) echo rover ;;
-    *) echo "$1" ;;
-    esac
-}
 spec() { local s=${1//\{domain\}/$2}; echo "${s//\{seed\}/$3}"; } # SPEC DOMAIN SEED
 
 data_of() { # DOMAIN → its dataset directory (built from ACPBench when DATA_ROOT is empty)
@@ -58,14 +43,7 @@ data_of() { # DOMAIN → its dataset directory (built from ACPBench when DATA_RO
         echo "$DATA_ROOT/$1/data"
         return
     fi
-    local acp dir="$OUT/$1/data"
-    acp=$(acp_name "$1")
-    if [ ! -f "$dir/manifest.json" ]; then
-        mkdir -p "$OUT/$1"
-        "$NS" data build "$BENCH/acpbench/$acp/domain.pddl" "$BENCH/acpbench/$acp" -o "$dir" --time-limit "$TL" \
-            --quiet 2>>"$OUT/$1/data.log" >&2 || return 1
-    fi
-    echo "$dir"
+    ns_acp_dataset "$1" "$OUT/$1/data" "$OUT/$1/data.log"
 }
 
 cell() { # DOMAIN SEED
@@ -96,7 +74,7 @@ if [ -z "${TABLES_ONLY:-}" ]; then
     t0=$(date +%s)
     for d in $DOMAINS; do
         for k in $SEEDS; do
-            nice -n 10 bash -c "$(declare -f acp_name spec data_of cell); $(declare -p NS BENCH OUT DATA_ROOT ENCODER \
+            nice -n 10 bash -c "$(declare -f spec data_of cell); $(declare -p NS BENCH OUT DATA_ROOT ENCODER \
                 ACTION_ENCODER EPOCHS LR PATIENCE TL POOLS); cell $d $k" || echo "FAILED $d seed $k (see $OUT/$d/s$k/log.txt)"
         done
     done

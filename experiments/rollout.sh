@@ -28,9 +28,7 @@
 # OUT/DOMAIN/sSEED/PROTOCOL/ (split, model.ckpt, train.json, eval.json, log.txt).
 # Resumable: a step whose output exists is skipped.  One cell at a time.
 set -u
-BUILD=${BUILD:-build}
-NS=${NS_BIN:-$PWD/$BUILD/nextstate}
-BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
+. "$(dirname "$0")/lib.sh"
 OUT=${1:-results/rollout}
 DOMAINS=${DOMAINS:-ferry logistics blocksworld}
 SEEDS=${SEEDS:-1}
@@ -41,21 +39,8 @@ MODELS_FROM=${MODELS_FROM:-}
 ENCODER=${ENCODER:-builtin}
 ACTION_ENCODER=${ACTION_ENCODER:-builtin}
 EPOCHS=${EPOCHS:-30}
-LR=${LR:-1e-3}
-PATIENCE=${PATIENCE:-5}
-TL=${TL:-10}
-PYTHON=${PYTHON:-/usr/bin/python3}
-export OPENBLAS_NUM_THREADS=1
-[ -x "$NS" ] || make -s || exit 1
 mkdir -p "$OUT"
 
-acp_name() {
-    case $1 in
-    blocksworld) echo blocksworld-4ops ;; depot) echo depots ;; floortile) echo floor-tile ;;
-    goldminer) echo gold-miner-typed ;; logistics) echo logistics-strips ;; rovers) echo rover ;;
-    *) echo "$1" ;;
-    esac
-}
 spec() { local s=${1//\{domain\}/$2}; echo "${s//\{seed\}/$3}"; } # SPEC DOMAIN SEED
 
 data_of() { # DOMAIN → its dataset directory (built from ACPBench when DATA_ROOT is empty)
@@ -63,14 +48,7 @@ data_of() { # DOMAIN → its dataset directory (built from ACPBench when DATA_RO
         echo "$DATA_ROOT/$1/data"
         return
     fi
-    local acp dir="$OUT/$1/data"
-    acp=$(acp_name "$1")
-    if [ ! -f "$dir/manifest.json" ]; then
-        mkdir -p "$OUT/$1"
-        "$NS" data build "$BENCH/acpbench/$acp/domain.pddl" "$BENCH/acpbench/$acp" -o "$dir" --time-limit "$TL" \
-            --quiet 2>>"$OUT/$1/data.log" >&2 || return 1
-    fi
-    echo "$dir"
+    ns_acp_dataset "$1" "$OUT/$1/data" "$OUT/$1/data.log"
 }
 
 cell() { # DOMAIN SEED PROTOCOL
@@ -110,7 +88,7 @@ if [ -z "${TABLES_ONLY:-}" ]; then
     for d in $DOMAINS; do
         for k in $SEEDS; do
             for p in $PROTOCOLS; do
-                nice -n 10 bash -c "$(declare -f acp_name spec data_of cell); $(declare -p NS BENCH OUT DATA_ROOT \
+                nice -n 10 bash -c "$(declare -f spec data_of cell); $(declare -p NS BENCH OUT DATA_ROOT \
                     MODELS_FROM ENCODER ACTION_ENCODER EPOCHS LR PATIENCE TL ROLLOUT_POOL); cell $d $k $p" ||
                     echo "FAILED $d seed $k $p (see $OUT/$d/s$k/$p/log.txt)"
             done

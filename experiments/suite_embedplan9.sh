@@ -6,12 +6,10 @@
 # results/suite), built two domains at a time.
 #   experiments/suite_embedplan9.sh [OUT]      env: SUITE_SEEDS (default 4), SUITE_TIME (per problem, 10 s)
 set -u
-BUILD=${BUILD:-build}
-NS="$PWD/$BUILD/nextstate"
-BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
 OUT=${1:-results/suite}
 SEEDS=${SUITE_SEEDS:-4}
 TL=${SUITE_TIME:-10}
+. "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT"
 # shipped domain | ACPBench folder | generator options
 suite="blocksworld|blocksworld-4ops|--blocks 8
@@ -35,7 +33,7 @@ build_one() { # shipped acp opts
         # shellcheck disable=SC2086
         "$NS" gen "$d" --seed "$s" $opts -o "$dir/problems/gen-$d-s$s.pddl" || return 1
     done
-    "$NS" data build "domains/$d/domain.pddl" "$dir/problems" -o "$dir/data" --time-limit "$TL" --successors --quiet 2>"$dir/build.log"
+    "$NS" data build "$NS_ROOT/domains/$d/domain.pddl" "$dir/problems" -o "$dir/data" --time-limit "$TL" --successors --quiet 2>"$dir/build.log"
 }
 export -f build_one; export NS BENCH OUT SEEDS TL
 echo "$suite" | xargs -P 2 -d '\n' -I{} bash -c 'IFS="|" read -r d a o <<<"{}"; build_one "$d" "$a" "$o" || echo "FAILED $d"'
