@@ -312,6 +312,13 @@ static void tally_ceiling(ns_eval_result *r, const ns_features *f, int64_t base,
     }
 }
 
+/* Adds a query's chance terms (see ns_eval_result) for a pool of cnt candidates. */
+static void tally_chance(double chance[3], int64_t cnt)
+{
+    static const int ks[3] = {1, 5, 10};
+    for (int k = 0; k < 3; k++) chance[k] += cnt <= ks[k] ? 1.0 : (double)ks[k] / (double)cnt;
+}
+
 /* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits). */
 static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                      int pool_size, const ns_eval_opts *o, ns_eval_result *r, uint8_t *qhit, ns_error *err)
@@ -409,6 +416,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
             const int64_t *pool = pools + (q0 + k) * pool_size;
             rank_r rr = rank_pool(&tab, tp, in->state_base[q.d], pool, pool_size, NULL);
             npool += (double)rr.cnt;
+            tally_chance(r->chance, rr.cnt);
             unsigned bits = tally_bits(r->hit, r->hit_worst, rr.gt, rr.eq, &rng, &r->mrr);
             tally_ceiling(r, &in->state, in->state_base[q.d], pool, pool_size);
             if (qhit) qhit[q0 + k] = (uint8_t)bits;
@@ -435,6 +443,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
         r->hit_worst[k] /= (double)n;
         r->ceil[k] /= (double)n;
         r->ceil_worst[k] /= (double)n;
+        r->chance[k] /= (double)n;
         if (r->n_acc) r->acc[k] /= (double)r->n_acc, r->acc_worst[k] /= (double)r->n_acc;
     }
     r->mrr /= (double)n;
@@ -505,6 +514,7 @@ void ns_eval_json(const ns_eval_result *r, ns_buf *b)
     ns_json_put_num(b, r->mrr);
     put_at_k(b, "hit", "_ceiling", r->ceil, 3);
     put_at_k(b, "hit", "_worst_ceiling", r->ceil_worst, 3);
+    put_at_k(b, "chance", "", r->chance, 3);
     ns_buf_puts(b, ", \"twin_queries\": ");
     ns_json_put_num(b, r->twin_queries);
     ns_buf_printf(b, ", \"n_acc\": %lld", (long long)r->n_acc);
@@ -541,6 +551,8 @@ void ns_eval_table(const ns_eval_result *r, ns_buf *b)
                   100 * r->hit[2]);
     ns_buf_printf(b, "Hit (worst ties)   %6.2f%%  %6.2f%%  %6.2f%%\n", 100 * r->hit_worst[0], 100 * r->hit_worst[1],
                   100 * r->hit_worst[2]);
+    ns_buf_printf(b, "chance             %6.2f%%  %6.2f%%  %6.2f%%   (a ranking that ignores the model)\n",
+                  100 * r->chance[0], 100 * r->chance[1], 100 * r->chance[2]);
     if (r->twin_queries > 0)
         ns_buf_printf(b, "Hit ceiling        %6.2f%%  %6.2f%%  %6.2f%%   (%.1f%% of pools hold a feature twin of the truth)\n",
                       100 * r->ceil[0], 100 * r->ceil[1], 100 * r->ceil[2], 100 * r->twin_queries);

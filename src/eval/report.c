@@ -245,15 +245,15 @@ void ns_report_table(const ns_report *rep, ns_buf *b)
                   rep->dev ? "dev" : "test", rep->bf16 ? ", bfloat16 weights" : "");
     ns_eval_table(&rep->r, b);
     if (rep->per) {
-        ns_buf_printf(b, "per dataset        queries   Hit@1    Hit@5    Hit@10   Hit@5 worst  ceiling@5\n");
+        ns_buf_printf(b, "per dataset        queries   Hit@1    Hit@5    Hit@10   Hit@5 worst  ceiling@5  chance@5\n");
         for (int d = 0; d < rep->ndatasets; d++) {
             const char *name = rep->domains[d] ? rep->domains[d] : "?";
             const ns_eval_result *p = &rep->per[d];
             if (!p->n) ns_buf_printf(b, "  %-16s       0  —\n", name);
             else
-                ns_buf_printf(b, "  %-16s %7lld  %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%     %6.2f%%\n", name,
+                ns_buf_printf(b, "  %-16s %7lld  %6.2f%%  %6.2f%%  %6.2f%%  %6.2f%%     %6.2f%%   %6.2f%%\n", name,
                               (long long)p->n, 100 * p->hit[0], 100 * p->hit[1], 100 * p->hit[2],
-                              100 * p->hit_worst[1], 100 * p->ceil[1]);
+                              100 * p->hit_worst[1], 100 * p->ceil[1], 100 * p->chance[1]);
         }
     }
     if (rep->nsweep) ns_eval_sweep_table(rep->sweep, rep->nsweep, b);

@@ -344,6 +344,38 @@ static void test_ceiling(void)
     ns_world_inputs_free(&in);
 }
 
+/* ---- chance: a ranking that ignores the model ---------------------------------------- */
+
+static void test_chance(void)
+{
+    if (!ready) return;
+    ns_eval_opts o = plain_opts(3);
+    ns_eval_result r;
+    ns_error e;
+    CHECK(ns_eval_world(&W, &IN, &SP.test, SP.pools, SP.pool_size, &o, &r, &e) == NS_OK);
+    double want[3] = {0}, mean = 0;
+    const int ks[3] = {1, 5, 10};
+    for (int64_t i = 0; i < SP.test.n; i++) {
+        const int64_t *pool = SP.pools + i * SP.pool_size;
+        int64_t m = 0;
+        for (int j = 0; j < SP.pool_size; j++) m += pool[j] >= 0;
+        mean += (double)m;
+        for (int k = 0; k < 3; k++) want[k] += m <= ks[k] ? 1 : (double)ks[k] / (double)m;
+    }
+    CHECK(fabs(r.mean_pool - mean / (double)SP.test.n) < 1e-9);
+    for (int k = 0; k < 3; k++) CHECK(fabs(r.chance[k] - want[k] / (double)SP.test.n) < 1e-12);
+    CHECK(r.chance[0] > 0 && r.chance[0] < r.chance[1] && r.chance[1] < r.chance[2] && r.chance[2] <= 1);
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_eval_json(&r, &b);
+    CHECK(strstr(b.data, "\"chance@5\": "));
+    ns_buf_free(&b);
+    ns_buf_init(&b);
+    ns_eval_table(&r, &b);
+    CHECK(strstr(b.data, "chance "));
+    ns_buf_free(&b);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_evaluate_%d", (int)getpid());
@@ -356,6 +388,7 @@ int main(void)
     NS_RUN(test_rollout_depth_one);
     NS_RUN(test_hand_built);
     NS_RUN(test_ceiling);
+    NS_RUN(test_chance);
     if (ready) {
         free(ALL.ref);
         ns_world_free(&W);

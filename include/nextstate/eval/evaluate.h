@@ -104,6 +104,10 @@ typedef struct ns_eval_result {
      * with t twins a perfect ranking still hits @k with probability
      * min(1, k/(t+1)) (random ties) or iff t+1 ≤ k (worst case). */
     double ceil[3], ceil_worst[3];
+    /* What a ranking that ignores the prediction gets: the mean over
+     * queries of min(1, k / candidates) — the floor the Hit@k digits are
+     * read against (pools shorter than pool_size raise it). */
+    double chance[3];
     double twin_queries;        /* fraction of queries whose pool holds a twin */
     int64_t n_acc;              /* queries with ≥ 1 applicable action */
     double acc[3], acc_worst[3];
