@@ -15,11 +15,12 @@ done
 got=$(bash -c '. experiments/lib.sh; echo $(ns_acp_name blocksworld) $(ns_acp_name depot) $(ns_acp_name rovers) $(ns_acp_name foo)')
 [ "$got" = "blocksworld-4ops depots rover foo" ] || fail "ns_acp_name: $got"
 root=$PWD
-(cd "$TMP" && EPOCHS=2 SEEDS="1 2 3" GEN_OPTS="--cars 3" PLANS=4 NS_BIN="$root/$NS" \
+nsbin=$(realpath -m "$NS")
+(cd "$TMP" && EPOCHS=2 SEEDS="1 2 3" GEN_OPTS="--cars 3" PLANS=4 NS_BIN="$nsbin" \
     bash "$root/experiments/embedplan_interp.sh" ferry "$TMP/interp" >"$TMP/interp.log" 2>&1) ||
     { cat "$TMP/interp.log"; fail "embedplan_interp.sh"; }
 grep -q '^| extrapolation | [0-9]' "$TMP/interp/results.md" || fail "embedplan_interp.sh: no extrapolation row"
-DOMAINS=ferry SEEDS=1 EPOCHS=2 JOBS=1 NS_BIN="$root/$NS" bash experiments/reference_table.sh "$TMP/ref" >"$TMP/ref.log" 2>&1 ||
+DOMAINS=ferry SEEDS=1 EPOCHS=2 JOBS=1 NS_BIN="$nsbin" bash experiments/reference_table.sh "$TMP/ref" >"$TMP/ref.log" 2>&1 ||
     { cat "$TMP/ref.log"; fail "reference_table.sh"; }
 grep -q 'left out for this subset' "$TMP/ref/results.md" || fail "reference_table.sh: subset notes"
 grep -qi 'traceback' "$TMP/ref.log" && { cat "$TMP/ref.log"; fail "reference_table.sh: python error"; }
