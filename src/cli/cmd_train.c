@@ -88,6 +88,10 @@ int cmd_train(int argc, char **argv)
         } else if (!strcmp(a, "--epochs")) {
             if (!want_int(a, v, 0, &n)) rc = NS_ERR_USAGE;
             else o->epochs = (int)n;
+        } else if (!strcmp(a, "--steps") || !strcmp(a, "--min-steps")) {
+            if (!want_int(a, v, 1, &n)) rc = NS_ERR_USAGE;
+            else if (!strcmp(a, "--steps")) o->steps = n;
+            else o->min_steps = n;
         } else if (!strcmp(a, "--warmup")) {
             if (!want_int(a, v, 0, &n)) rc = NS_ERR_USAGE;
             else o->warmup_epochs = (int)n;

@@ -102,7 +102,7 @@ static const command commands[] = {
      "nextstate train SPLIT_DIR -o MODEL [--state-features builtin|SPEC[,SPEC…]] [--action-features builtin|SPEC…]\n"
      "                [--model resmlp|film] [--layers 2] [--hidden H] [--out 128] [--t-hidden N]\n"
      "                [--lr 4e-5] [--weight-decay 0.01] [--warmup 10] [--warmup-start 0.1] [--batch 128]\n"
-     "                [--epochs 200] [--seed S] [--tau 0.07] [--action-weight 2] [--action-loss list|grid|none]\n"
+     "                [--epochs 200 | --steps N] [--min-steps N] [--seed S] [--tau 0.07] [--action-weight 2] [--action-loss list|grid|none]\n"
      "                [--action-k 50] [--eval-every 1] [--dev-pool 128] [--patience N] [--time-limit S]\n"
      "                [--standardize auto|state|action|both|none] [--log FILE] [--json] [--quiet]\n"
      "  Features: builtin (bag of atom literals / action schema + argument one-hots, vocabulary fitted on the\n"
@@ -116,6 +116,8 @@ static const command commands[] = {
      "  training transitions' states (and/or action rows), kept in the checkpoint for eval — for frozen\n"
      "  text embeddings, whose rows are nearly one vector (cosine ~0.99 between states).  Default auto:\n"
      "  every dense side (embeddings, .npy rows), never a sparse one (builtin, CSR).\n"
+     "  --steps N: exactly N AdamW steps, however small the split (the epochs follow from it); --min-steps N:\n"
+     "  at least N steps (more epochs on a small split).  Warmup, --eval-every and --patience count epochs.\n"
      "  The epoch with the best dev Hit@5 is kept (never the test list).  --json prints the run's summary."},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"

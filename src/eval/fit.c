@@ -42,7 +42,7 @@ static void train_json(ns_buf *b, const char *split_dir, const ns_fit_opts *fo, 
                   ", \"protocol\": \"%s\", \"action_rows\": \"%s\", \"standardize\": \"%s\", \"train\": %lld, "
                   "\"dev\": %lld, \"lr\": %.9g, \"weight_decay\": %.9g, "
                   "\"beta1\": %.9g, \"beta2\": %.9g, \"warmup_epochs\": %d, \"warmup_start\": %.9g, \"batch\": %d, "
-                  "\"epochs\": %d, \"epochs_run\": %d, \"seed\": %llu, \"tau\": %.9g, \"action_weight\": %.9g, "
+                  "\"epochs\": %d, \"max_steps\": %lld, \"min_steps\": %lld, \"epochs_run\": %d, \"seed\": %llu, \"tau\": %.9g, \"action_weight\": %.9g, "
                   "\"action_loss\": \"%s\", \"action_k\": %d, \"best_epoch\": %d, \"best_dev_hit@5\": %s, "
                   "\"last_loss\": %.9g, \"steps\": %lld, \"samples\": %lld, \"seconds\": %.3f, "
                   "\"samples_per_s\": %.1f, \"params\": {\"state_head\": %zu, \"action_head\": %zu, "
@@ -50,7 +50,7 @@ static void train_json(ns_buf *b, const char *split_dir, const ns_fit_opts *fo, 
                   ns_protocol_name(r->protocol), ns_action_rows_name(r->cfg.action_rows),
                   r->std_state ? (r->std_action ? "both" : "state") : r->std_action ? "action" : "none",
                   (long long)r->ntrain, (long long)r->ndev, o->lr, o->weight_decay, o->beta1, o->beta2,
-                  o->warmup_epochs, o->warmup_start, o->batch, o->epochs, st->epochs_run, (unsigned long long)o->seed,
+                  o->warmup_epochs, o->warmup_start, o->batch, o->epochs, (long long)o->steps, (long long)o->min_steps, st->epochs_run, (unsigned long long)o->seed,
                   o->tau, o->action_weight, o->action_weight <= 0 ? "none" : o->action_grid ? "grid" : "list",
                   o->action_k, st->best_epoch, best_dev, st->last_loss, (long long)st->steps, (long long)st->samples,
                   st->seconds, st->samples_per_s, cs, ca, ct, cs + ca + ct);

@@ -3,6 +3,7 @@
  * training loop and checkpoints (see world.h). */
 #include "nextstate/learn/world.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -553,6 +554,16 @@ void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *
  * batch loss
  * ====================================================================== */
 
+int ns_train_epochs(const ns_train_opts *o, int64_t nbatch)
+{
+    if (nbatch < 1) return o->epochs;
+    int64_t want = o->steps > 0 ? o->steps : o->min_steps;
+    if (want <= 0) return o->epochs;
+    int64_t e = (want + nbatch - 1) / nbatch;
+    if (o->steps <= 0 && e < o->epochs) e = o->epochs;
+    return e > INT_MAX ? INT_MAX : (int)e;
+}
+
 void ns_train_opts_init(ns_train_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -810,6 +821,8 @@ ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split 
     opt.beta1 = o->beta1;
     opt.beta2 = o->beta2;
     int64_t ntr = tr->n;
+    int64_t nbatch = (ntr + o->batch - 1) / o->batch; /* AdamW steps per epoch */
+    int epochs = ns_train_epochs(o, nbatch);
     int *order = ns_xmalloc((size_t)ntr * sizeof *order);
     for (int64_t i = 0; i < ntr; i++) order[i] = (int)i;
     int64_t *brefs = ns_xmalloc((size_t)2 * o->batch * sizeof *brefs);
@@ -822,13 +835,13 @@ ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split 
     ns_progress_init(&pg, o->progress, "train");
     double t0 = ns_now(), train_time = 0, best_mrr = -1;
     int since_best = 0;
-    for (int ep = 0; ep < o->epochs; ep++) {
+    for (int ep = 0; ep < epochs; ep++) {
         double te = ns_now();
         ns_rng_shuffle_int(&rng, order, (size_t)ntr);
         double lr = o->lr * ns_warmup_factor(ep, o->warmup_epochs, o->warmup_start);
         double sum = 0;
         int nb = 0;
-        for (int64_t b0 = 0; b0 < ntr; b0 += o->batch) {
+        for (int64_t b0 = 0; b0 < ntr && !(o->steps > 0 && st->steps >= o->steps); b0 += o->batch) {
             int bn = (int)(ntr - b0 < o->batch ? ntr - b0 : o->batch);
             for (int i = 0; i < bn; i++) {
                 brefs[2 * i] = tr->ref[2 * order[b0 + i]];
@@ -845,7 +858,7 @@ ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split 
         st->last_loss = nb ? sum / nb : 0;
         st->epochs_run = ep + 1;
         double h5 = -1;
-        bool last = ep == o->epochs - 1;
+        bool last = ep == epochs - 1;
         if (dev->n > 0 && (last || (ep + 1) % (o->eval_every > 0 ? o->eval_every : 1) == 0)) {
             double hit[3], mrr;
             rc = o->dev_score(w, in, dev, dev_pools, dev_pool, o->seed, hit, &mrr, err);
@@ -862,9 +875,9 @@ ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split 
             }
         }
         char what[160];
-        snprintf(what, sizeof what, "epoch %d/%d loss %.4f dev hit@5 %.3f (best %.3f @%d)", ep + 1, o->epochs,
+        snprintf(what, sizeof what, "epoch %d/%d loss %.4f dev hit@5 %.3f (best %.3f @%d)", ep + 1, epochs,
                  st->last_loss, h5, st->best_dev_hit5, st->best_epoch);
-        ns_progress_update(&pg, ep + 1, o->epochs, what);
+        ns_progress_update(&pg, ep + 1, epochs, what);
         double el = ns_now() - t0;
         if (o->on_epoch && !o->on_epoch(o->ctx, ep + 1, st->last_loss, h5, el)) break;
         if (o->time_limit > 0 && el > o->time_limit) break;

@@ -58,6 +58,17 @@ expect_exit 30 "$NS" train "$TMP/si"
 expect_exit 30 "$NS" train "$TMP/si" -o "$TMP/x.ckpt" --model transformer
 expect_exit 30 "$NS" train "$TMP/si" -o "$TMP/x.ckpt" --batch 0
 expect_exit 30 "$NS" eval "$TMP/si"
+# a step budget instead of epochs: exactly N AdamW steps (the last epoch cut short), or at least N
+expect_exit 0 "$NS" train "$TMP/si" -o "$TMP/st.ckpt" --epochs 0 --json --quiet
+ntr=$(grep -oE '"train": [0-9]+' "$TMP/out" | head -n 1 | grep -oE '[0-9]+')
+[ "${ntr:-0}" -gt 16 ] || fail "train count: $(cat "$TMP/out")"
+nb=$(((ntr + 15) / 16)) want=$((nb + nb / 2))
+expect_exit 0 "$NS" train "$TMP/si" -o "$TMP/st.ckpt" --batch 16 --steps "$want" --json --quiet
+grep -q "\"steps\": $want," "$TMP/out" || fail "--steps $want: $(cat "$TMP/out")"
+grep -q '"epochs_run": 2,' "$TMP/out" || fail "--steps $want over $nb batches: not 2 epochs: $(cat "$TMP/out")"
+expect_exit 0 "$NS" train "$TMP/si" -o "$TMP/st.ckpt" --batch 16 --epochs 1 --min-steps "$want" --json --quiet
+grep -q "\"steps\": $((2 * nb))," "$TMP/out" || fail "--min-steps $want: $(cat "$TMP/out")"
+expect_exit 30 "$NS" train "$TMP/si" -o "$TMP/st.ckpt" --steps 0
 head -c 300 "$TMP/m.ckpt" >"$TMP/trunc.ckpt"
 expect_exit 31 "$NS" eval "$TMP/si" "$TMP/trunc.ckpt"
 grep -q "truncated" "$TMP/err" || fail "truncated checkpoint message: $(cat "$TMP/err")"

@@ -202,6 +202,12 @@ typedef struct ns_train_opts {
     double warmup_start;  /* 0.1 */
     int batch;            /* 128 */
     int epochs;           /* 200 */
+    /* A step budget instead of an epoch count, for splits of any size:
+     * steps > 0 trains exactly that many AdamW steps (the epochs follow from
+     * the batches per epoch; the last one may be cut short); else min_steps
+     * > 0 raises `epochs` until at least that many steps run.  Both 0 (the
+     * default): `epochs` alone. */
+    int64_t steps, min_steps;
     uint64_t seed;        /* batches, action samples, dev pools, tie-breaks */
     float tau;            /* 0.07 */
     float action_weight;  /* 2 (0: no action loss) */
@@ -220,6 +226,10 @@ typedef struct ns_train_opts {
 } ns_train_opts;
 
 void ns_train_opts_init(ns_train_opts *o);
+
+/* The epochs training runs with nbatch AdamW steps per epoch (steps,
+ * min_steps and epochs of o; see ns_train_opts). */
+int ns_train_epochs(const ns_train_opts *o, int64_t nbatch);
 
 typedef struct ns_train_stats {
     int epochs_run, best_epoch; /* best_epoch 1-based; 0: no dev list (last epoch kept) */
