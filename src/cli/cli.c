@@ -29,9 +29,14 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 
 int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_path)
 {
+    return cli_task_load_limited(ct, domain_path, problem_path, NULL);
+}
+
+int cli_task_load_limited(cli_task *ct, const char *domain_path, const char *problem_path, const ns_ground_limits *lim)
+{
     ns_error err;
     ns_error_clear(&err);
-    if (ns_task_load(ct, domain_path, problem_path, &err) != NS_OK) return cli_report(&err);
+    if (ns_task_load_limited(ct, domain_path, problem_path, lim, &err) != NS_OK) return cli_report(&err);
     if (ct->problem.nunknown_init)
         fprintf(stderr, "nextstate: warning: %s:%d:%d: predicate '%s' is not declared by the domain; %d init atom%s ignored\n",
                 problem_path, ct->problem.unknown_line, ct->problem.unknown_col, ct->problem.unknown_pred,

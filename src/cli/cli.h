@@ -13,6 +13,8 @@ typedef ns_loaded_task cli_task;
 /* ns_task_load; prints "file:line:col: message" and returns the exit code on
  * failure (0 on success), and a warning for ignored init atoms. */
 int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_path);
+/* The same, grounding within lim (NULL: none). */
+int cli_task_load_limited(cli_task *ct, const char *domain_path, const char *problem_path, const ns_ground_limits *lim);
 void cli_task_free(cli_task *ct);
 
 /* Do two paths name the same file or directory? */

@@ -55,9 +55,15 @@ int cmd_solve(int argc, char **argv)
     if (npos != 2) return cli_usage("solve", "expects DOMAIN and PROBLEM");
     o.heuristic = heur >= 0 ? (ns_heuristic_kind)heur : (o.algo >= NS_SEARCH_GBFS ? NS_H_FF : NS_H_LMCUT);
 
+    /* the limits cover grounding and search together */
+    ns_ground_limits lim = {o.time_limit, o.memory_limit};
     cli_task ct;
-    int rc = cli_task_load(&ct, pos[0], pos[1]);
+    int rc = cli_task_load_limited(&ct, pos[0], pos[1], &lim);
     if (rc) return rc;
+    if (o.time_limit > 0) {
+        o.time_limit -= ct.ground_cpu_seconds;
+        if (o.time_limit <= 0) o.time_limit = 1e-9; /* spent: the search stops at its first clock read */
+    }
     ns_search_result r;
     ns_search(&ct.task, &o, &r);
     if (r.status == NS_OK) {

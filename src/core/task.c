@@ -39,7 +39,54 @@ typedef struct grounder {
     int **rules_of_pred; /* rule indices by predicate of one of their positive literals */
     int *nrules_of_pred;
     ns_error *err;
+    /* limits (ns_ground_limits): the CPU clock and the grounder's bytes are
+     * read every `check_every` units of work (joins and emitted bindings);
+     * stop != NS_OK ends the fixpoint and unwinds every join */
+    const ns_ground_limits *lim;
+    double cpu_start;
+    long work, next_check;
+    ns_status stop;
 } grounder;
+
+#define GROUND_CHECK_EVERY 4096 /* units of work between clock reads: a few microseconds each */
+
+static size_t tupleset_bytes(const ns_tupleset *s)
+{
+    return s->pool_cap * sizeof(int) + s->off_cap * sizeof(size_t) + (s->table ? (s->mask + 1) * sizeof(int) : 0);
+}
+
+/* The grounder's data in bytes (reached atoms, their index lists, operators). */
+static size_t grounder_bytes(const grounder *g)
+{
+    size_t b = tupleset_bytes(&g->atoms) + tupleset_bytes(&g->index_keys) + tupleset_bytes(&g->ops);
+    b += g->qcap * sizeof(int) + g->nlists_cap * (sizeof(int *) + 2 * sizeof(int));
+    for (int i = 0; i < g->index_keys.n; i++) b += (size_t)g->list_cap[i] * sizeof(int);
+    return b;
+}
+
+/* Counts one unit of work; every GROUND_CHECK_EVERY units checks the limits.
+ * Returns true when grounding must stop (g->stop set, g->err filled). */
+static bool over_limit(grounder *g)
+{
+    if (g->stop) return true;
+    if (!g->lim || ++g->work < g->next_check) return false;
+    g->next_check = g->work + GROUND_CHECK_EVERY;
+    double cpu = ns_cpu_now() - g->cpu_start;
+    if (g->lim->time_limit > 0 && cpu > g->lim->time_limit) {
+        g->stop = ns_error_set(g->err, NS_OUT_OF_TIME, g->p->path, 0, 0,
+                               "grounding reached the time limit (%g s CPU) with %d atoms and %d operators reached",
+                               g->lim->time_limit, g->atoms.n, g->ops.n);
+        return true;
+    }
+    size_t bytes = g->lim->memory_limit ? grounder_bytes(g) : 0;
+    if (g->lim->memory_limit && bytes > g->lim->memory_limit) {
+        g->stop = ns_error_set(g->err, NS_OUT_OF_MEMORY, g->p->path, 0, 0,
+                               "grounding reached the memory limit (%.0f MiB) with %d atoms and %d operators reached",
+                               (double)g->lim->memory_limit / 1048576.0, g->atoms.n, g->ops.n);
+        return true;
+    }
+    return false;
+}
 
 static bool atom_is_static_true(const grounder *g, const int *key, int len)
 {
@@ -135,7 +182,7 @@ static void enumerate_free(grounder *g, const rule *r, binding *b, int param)
         emit_op(g, r, b);
         return;
     }
-    for (int o = 0; o < g->p->nobjects; o++) {
+    for (int o = 0; o < g->p->nobjects && !g->stop; o++) {
         if (!type_ok(g, a, param, o)) continue;
         b->val[param] = o;
         enumerate_free(g, r, b, param + 1);
@@ -147,6 +194,7 @@ static void enumerate_free(grounder *g, const rule *r, binding *b, int param)
  * with id <= limit. */
 static void join(grounder *g, const rule *r, binding *b, bool *done, int left, int limit)
 {
+    if (over_limit(g)) return;
     if (left == 0) {
         enumerate_free(g, r, b, 0);
         return;
@@ -181,7 +229,7 @@ static void join(grounder *g, const rule *r, binding *b, bool *done, int left, i
     if (best_list < 0) return; /* no atom can match */
     done[best] = true;
     /* the list may be reallocated by atoms reached below: index it afresh */
-    for (int k = 0; k < best_len && g->lists[best_list][k] <= limit; k++) {
+    for (int k = 0; k < best_len && g->lists[best_list][k] <= limit && !g->stop; k++) {
         int bound[NS_MAX_ARITY], nbound = 0;
         if (unify(g, a, r->pos[best], g->lists[best_list][k], b, bound, &nbound))
             join(g, r, b, done, left - 1, limit);
@@ -211,7 +259,7 @@ static bool check_rest(const grounder *g, const rule *r, const binding *b)
 
 static void emit_op(grounder *g, const rule *r, binding *b)
 {
-    if (!check_rest(g, r, b)) return;
+    if (over_limit(g) || !check_rest(g, r, b)) return;
     const ns_action *a = &g->d->actions[r->action];
     int key[NS_MAX_ARITY + 2] = {r->action, r->clause};
     for (int i = 0; i < a->nparams; i++) key[2 + i] = b->val[i];
@@ -277,7 +325,7 @@ static void run_fixpoint(grounder *g)
         for (int i = 0; i < NS_MAX_ARITY; i++) b.val[i] = -1;
         enumerate_free(g, &g->rules[ri], &b, 0);
     }
-    for (int atom = 0; atom < g->atoms.n; atom++) {
+    for (int atom = 0; atom < g->atoms.n && !g->stop; atom++) {
         int pred = g->queue_pred[atom];
         for (int k = 0; k < g->nrules_of_pred[pred]; k++) {
             const rule *r = &g->rules[g->rules_of_pred[pred][k]];
@@ -515,6 +563,12 @@ static void build_ops(ns_task *t, const grounder *g, const int *fmap)
 
 ns_status ns_task_ground(ns_task *t, const ns_domain *d, const ns_problem *p, ns_error *err)
 {
+    return ns_task_ground_limited(t, d, p, NULL, err);
+}
+
+ns_status ns_task_ground_limited(ns_task *t, const ns_domain *d, const ns_problem *p, const ns_ground_limits *lim,
+                                 ns_error *err)
+{
     memset(t, 0, sizeof *t);
     t->domain = d;
     t->problem = p;
@@ -523,6 +577,11 @@ ns_status ns_task_ground(ns_task *t, const ns_domain *d, const ns_problem *p, ns
     g.d = d;
     g.p = p;
     g.err = err;
+    if (lim && (lim->time_limit > 0 || lim->memory_limit > 0)) {
+        g.lim = lim;
+        g.cpu_start = ns_cpu_now();
+        g.next_check = 1; /* the first unit of work reads the clock */
+    }
     g.pred_fluent = ns_xcalloc((size_t)d->npreds + 1, sizeof(bool));
     for (int i = 0; i < d->nactions; i++)
         for (int j = 0; j < d->actions[i].neff; j++) g.pred_fluent[d->actions[i].eff[j].pred] = true;
@@ -544,6 +603,10 @@ ns_status ns_task_ground(ns_task *t, const ns_domain *d, const ns_problem *p, ns
         reach(&g, key, p->init[i].nargs + 1);
     }
     run_fixpoint(&g);
+    if (g.stop) {
+        grounder_free(&g);
+        return g.stop;
+    }
 
     int *fmap = ns_xmalloc(sizeof(int) * ((size_t)g.atoms.n + 1));
     int *smap = ns_xmalloc(sizeof(int) * ((size_t)g.atoms.n + 1));
@@ -755,6 +818,12 @@ void ns_task_op_str(const ns_task *t, int op, ns_buf *b)
 
 ns_status ns_task_load(ns_loaded_task *lt, const char *domain_path, const char *problem_path, ns_error *err)
 {
+    return ns_task_load_limited(lt, domain_path, problem_path, NULL, err);
+}
+
+ns_status ns_task_load_limited(ns_loaded_task *lt, const char *domain_path, const char *problem_path,
+                               const ns_ground_limits *lim, ns_error *err)
+{
     memset(lt, 0, sizeof *lt);
     ns_status st = ns_domain_read(&lt->domain, domain_path, err);
     if (st != NS_OK) return st;
@@ -763,14 +832,15 @@ ns_status ns_task_load(ns_loaded_task *lt, const char *domain_path, const char *
         ns_domain_free(&lt->domain);
         return st;
     }
-    double t0 = ns_now();
-    st = ns_task_ground(&lt->task, &lt->domain, &lt->problem, err);
+    double t0 = ns_now(), c0 = ns_cpu_now();
+    st = ns_task_ground_limited(&lt->task, &lt->domain, &lt->problem, lim, err);
     if (st != NS_OK) {
         ns_problem_free(&lt->problem);
         ns_domain_free(&lt->domain);
         return st;
     }
     lt->ground_seconds = ns_now() - t0;
+    lt->ground_cpu_seconds = ns_cpu_now() - c0;
     return NS_OK;
 }
 

@@ -256,12 +256,24 @@ ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *
         ns_task t;
         ns_space sp;
         if ((st = ns_problem_read(&p, &d, problem_paths[i], err)) != NS_OK) break;
-        if ((st = ns_task_ground(&t, &d, &p, err)) != NS_OK) {
+        /* the per-problem time limit covers grounding too */
+        ns_ground_limits gl = {o->time_limit, 0};
+        double g0 = ns_cpu_now();
+        st = ns_task_ground_limited(&t, &d, &p, &gl, err);
+        if (st != NS_OK && st != NS_OUT_OF_TIME && st != NS_OUT_OF_MEMORY) {
             ns_problem_free(&p);
             break;
         }
-        ns_space_opts so = {o->mode, o->max_states, o->time_limit};
-        st = ns_space_build(&sp, &t, &so, err);
+        if (st == NS_OK) {
+            ns_space_opts so = {o->mode, o->max_states, o->time_limit};
+            if (so.time_limit > 0) {
+                so.time_limit -= ns_cpu_now() - g0;
+                if (so.time_limit <= 0) so.time_limit = 1e-9;
+            }
+            st = ns_space_build(&sp, &t, &so, err);
+        } else {
+            memset(&t, 0, sizeof t); /* nothing grounded to free */
+        }
         if (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY) { /* too hard: leave it out, say so */
             ds->skipped = ns_xrealloc(ds->skipped, sizeof(char *) * (size_t)(ds->nskipped + 1));
             ds->skipped_reason = ns_xrealloc(ds->skipped_reason, sizeof(char *) * (size_t)(ds->nskipped + 1));

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "nextstate/core/pddl.h"
+#include "nextstate/core/task.h"
 #include "nextstate/learn/params.h"
 #include "nextstate/learn/predictor.h"
 #include "nextstate/learn/world.h"
@@ -146,6 +147,42 @@ static void test_text_files(void)
     CHECK(ns_utf8_valid_prefix("\xF0\x9F\x98", 3) == 0);   /* cut short */
 }
 
+/* D4: grounding stops at its limits with the limit's status, and within
+ * generous limits gives the same task as without them */
+static void test_ground_limits(void)
+{
+    ns_error e;
+    ns_domain d;
+    ns_problem p;
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_puts(&b, "(define (problem many) (:domain blocksworld-4ops) (:objects");
+    for (int i = 0; i < 300; i++) ns_buf_printf(&b, " b%d", i);
+    ns_buf_puts(&b, ") (:init (handempty)");
+    for (int i = 0; i < 300; i++) ns_buf_printf(&b, " (clear b%d) (ontable b%d)", i, i);
+    ns_buf_puts(&b, ") (:goal (and (on b0 b1))))");
+    char *dt;
+    size_t dl;
+    CHECK(ns_read_text_file("domains/blocksworld/domain.pddl", &dt, &dl, &e) == NS_OK);
+    CHECK(ns_domain_parse(&d, dt, "domain.pddl", &e) == NS_OK);
+    free(dt);
+    CHECK(ns_problem_parse(&p, &d, b.data, "many.pddl", &e) == NS_OK);
+    ns_buf_free(&b);
+    ns_task t, u;
+    CHECK(ns_task_ground(&t, &d, &p, &e) == NS_OK);
+    ns_ground_limits roomy = {3600, (size_t)1 << 40}, tiny_mem = {0, 1 << 20}, no_time = {1e-9, 0};
+    CHECK(ns_task_ground_limited(&u, &d, &p, &roomy, &e) == NS_OK);
+    CHECK(u.natoms == t.natoms && u.nops == t.nops && t.nops == 2 * 300 * 300 + 2 * 300); /* stack/unstack x x too: no inequality */
+    ns_task_free(&u);
+    CHECK(ns_task_ground_limited(&u, &d, &p, &tiny_mem, &e) == NS_OUT_OF_MEMORY);
+    CHECK(strstr(e.msg, "memory limit") && strcmp(e.file, "many.pddl") == 0);
+    CHECK(ns_task_ground_limited(&u, &d, &p, &no_time, &e) == NS_OUT_OF_TIME);
+    CHECK(strstr(e.msg, "time limit") != NULL);
+    ns_task_free(&t);
+    ns_problem_free(&p);
+    ns_domain_free(&d);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_hostile_%ld", (long)getpid());
@@ -154,6 +191,7 @@ int main(void)
     NS_RUN(test_safetensors_overlap);
     NS_RUN(test_predictor_meta_not_json);
     NS_RUN(test_text_files);
+    NS_RUN(test_ground_limits);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) return 1;

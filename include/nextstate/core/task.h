@@ -71,6 +71,19 @@ typedef struct ns_task {
 /* Grounds problem p of domain d. */
 ns_status ns_task_ground(ns_task *t, const ns_domain *d, const ns_problem *p,
                          ns_error *err);
+
+/* Limits on grounding: CPU seconds from the call and bytes of the
+ * grounder's data (reached atoms, their indexes, operators), read every few
+ * microseconds of work.  Reaching one ends grounding with NS_OUT_OF_TIME /
+ * NS_OUT_OF_MEMORY and a message naming the problem. */
+typedef struct ns_ground_limits {
+    double time_limit;   /* <= 0: none */
+    size_t memory_limit; /* 0: none */
+} ns_ground_limits;
+
+/* ns_task_ground within lim (NULL: no limits). */
+ns_status ns_task_ground_limited(ns_task *t, const ns_domain *d, const ns_problem *p, const ns_ground_limits *lim,
+                                 ns_error *err);
 void ns_task_free(ns_task *t);
 
 /* A domain and problem read from files and grounded: one struct owning all
@@ -80,11 +93,15 @@ typedef struct ns_loaded_task {
     ns_domain domain;
     ns_problem problem;
     ns_task task;
-    double ground_seconds; /* ns_task_ground alone */
+    double ground_seconds;     /* ns_task_ground alone, wall clock */
+    double ground_cpu_seconds; /* the same, CPU time */
 } ns_loaded_task;
 
 /* Reads, parses and grounds; on error nothing is left to free. */
 ns_status ns_task_load(ns_loaded_task *lt, const char *domain_path, const char *problem_path, ns_error *err);
+/* The same, grounding within lim (NULL: no limits). */
+ns_status ns_task_load_limited(ns_loaded_task *lt, const char *domain_path, const char *problem_path,
+                               const ns_ground_limits *lim, ns_error *err);
 void ns_loaded_task_free(ns_loaded_task *lt);
 
 static inline const int *ns_op_pre(const ns_task *t, const ns_op *o) { return t->lists + o->pre_off; }

@@ -1,0 +1,25 @@
+# Grounding honours --time-limit and --memory-limit (issue #14 D4): a
+# 3,000-block problem (9 M reachable atoms unlimited: 40 s CPU, 4.6 GB) stops
+# at the limit with the limit's exit code and a message naming the problem;
+# `data build` leaves it out and keeps the others.
+. "$(dirname "$0")/lib.bash"
+D=domains/blocksworld/domain.pddl
+mkdir -p "$TMP/p"
+{
+    printf '(define (problem bw3000) (:domain blocksworld-4ops) (:objects'
+    for i in $(seq 0 2999); do printf ' b%d' "$i"; done
+    printf ') (:init (handempty)'
+    for i in $(seq 0 2999); do printf ' (clear b%d) (ontable b%d)' "$i" "$i"; done
+    printf ') (:goal (and (on b0 b1))))\n'
+} >"$TMP/p/big.pddl"
+expect_exit 22 "$NS" solve "$D" "$TMP/p/big.pddl" --memory-limit 50
+grep -q "big.pddl: grounding reached the memory limit (50 MiB)" "$TMP/err" || fail "memory message: $(cat "$TMP/err")"
+expect_exit 23 "$NS" solve "$D" "$TMP/p/big.pddl" --time-limit 0.3
+grep -q "grounding reached the time limit" "$TMP/err" || fail "time message: $(cat "$TMP/err")"
+# a limit the grounding fits in leaves the rest to the search
+expect_exit 0 "$NS" gen blocksworld --seed 1 --blocks 4 -o "$TMP/p/small.pddl"
+expect_exit 0 "$NS" solve "$D" "$TMP/p/small.pddl" --time-limit 30 --memory-limit 500
+expect_exit 0 "$NS" data build "$D" "$TMP/p" -o "$TMP/ds" --time-limit 0.3
+grep -q "big.pddl left out: grounding reached the time limit" "$TMP/err" || fail "data build: $(cat "$TMP/err")"
+grep -q "1 problems" "$TMP/err" || fail "data build kept: $(cat "$TMP/err")"
+exit 0
