@@ -427,6 +427,7 @@ static ns_status save_into(const ns_dataset *ds, const char *dir, ns_error *err)
     ns_buf_puts(&b, files.data);
     ns_buf_puts(&b, "\n}\n");
     ns_buf_free(&files);
+    ns_json_seal(&b);
     snprintf(path, plen, "%s/manifest.json", dir);
     st = ns_write_file_atomic(path, b.data, b.len, err);
     ns_buf_free(&b);
@@ -469,15 +470,14 @@ static ns_status get_strs(const ns_json *obj, const char *key, char ***out, int 
     return NS_OK;
 }
 
-static ns_status load_manifest(ns_dataset *ds, const ns_json *m, const char *file, ns_error *err)
+static ns_status load_manifest(ns_dataset *ds, const ns_json *m, const char *file, bool sealed, ns_error *err)
 {
     const char *s;
     int64_t v;
     if (m->kind != NS_JSON_OBJECT || !ns_json_get_str(m, "format", &s) || strcmp(s, NS_DATASET_FORMAT))
         return bad(err, file, "not a nextstate dataset manifest (format is not '%s')", NS_DATASET_FORMAT);
-    if (!ns_json_get_int(m, "version", &v) || v != NS_DATASET_VERSION)
-        return ns_error_set(err, NS_ERR_UNSUPPORTED, file, 0, 0, "unsupported dataset version (this build reads %d)",
-                            NS_DATASET_VERSION);
+    ns_status vst = ns_json_check_version(m, file, sealed, NS_DATASET_VERSION, "dataset", err);
+    if (vst) return vst;
     if (!ns_json_get_str(m, "domain", &s)) return bad(err, file, "manifest lacks '%s'", "domain");
     ds->domain_name = ns_xstrdup(s);
     ds->domain_file = ns_xstrdup(ns_json_get_str(m, "domain_file", &s) ? s : "");
@@ -632,9 +632,10 @@ ns_status ns_dataset_load(ns_dataset *ds, const char *dir, ns_error *err)
     char *path = ns_xmalloc(plen);
     snprintf(path, plen, "%s/manifest.json", dir);
     ns_json m;
-    ns_status st = ns_json_read(&m, path, err);
+    bool sealed;
+    ns_status st = ns_json_read_sealed(&m, path, &sealed, err);
     if (st == NS_OK) {
-        st = load_manifest(ds, &m, path, err);
+        st = load_manifest(ds, &m, path, sealed, err);
         ns_npy_entry arrays[NARRAYS];
         arrays_of(ds, arrays);
         if (st == NS_OK) st = ns_npy_read_listed(dir, ns_json_get(&m, "files"), path, arrays, NARRAYS, err);

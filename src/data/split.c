@@ -17,7 +17,7 @@
 #include "nextstate/util/json.h"
 
 #define NS_SPLIT_FORMAT "nextstate-split"
-#define NS_SPLIT_VERSION 1
+#define NS_SPLIT_VERSION 2 /* 2: split.json sealed (crc32); 1 still read */
 
 enum { SIDE_NONE, SIDE_TRAIN, SIDE_DEV, SIDE_TEST };
 
@@ -783,6 +783,7 @@ static ns_status save_into(const ns_split *sp, const char *const *dataset_dirs, 
     ns_buf_puts(&b, files.data);
     ns_buf_puts(&b, "\n}\n");
     ns_buf_free(&files);
+    ns_json_seal(&b);
     snprintf(path, plen, "%s/split.json", dir);
     st = ns_write_file_atomic(path, b.data, b.len, err);
     ns_buf_free(&b);
@@ -820,15 +821,15 @@ static bool get_num(const ns_json *obj, const char *key, double *out)
     return true;
 }
 
-static ns_status load_meta(ns_split *sp, const ns_json *m, const char *file, int64_t counts[3], ns_error *err)
+static ns_status load_meta(ns_split *sp, const ns_json *m, const char *file, bool sealed, int64_t counts[3],
+                           ns_error *err)
 {
     const char *s;
     int64_t v;
     if (m->kind != NS_JSON_OBJECT || !ns_json_get_str(m, "format", &s) || strcmp(s, NS_SPLIT_FORMAT))
         return ns_error_set(err, NS_ERR_INPUT, file, 0, 0, "not a nextstate split (format is not '%s')", NS_SPLIT_FORMAT);
-    if (!ns_json_get_int(m, "version", &v) || v != NS_SPLIT_VERSION)
-        return ns_error_set(err, NS_ERR_UNSUPPORTED, file, 0, 0, "unsupported split version (this build reads %d)",
-                            NS_SPLIT_VERSION);
+    ns_status vst = ns_json_check_version(m, file, sealed, NS_SPLIT_VERSION, "split", err);
+    if (vst) return vst;
     int proto = ns_json_get_str(m, "protocol", &s) ? ns_protocol_parse(s) : -1;
     if (proto < 0) return bad(err, file, "unknown or missing 'protocol'");
     sp->protocol = (ns_protocol)proto;
@@ -899,13 +900,14 @@ ns_status ns_split_load(ns_split *sp, const char *dir, ns_error *err)
     snprintf(path, plen, "%s/split.json", dir);
     ns_json m;
     int64_t counts[3] = {0, 0, 0};
-    ns_status st = ns_json_read(&m, path, err);
+    bool sealed;
+    ns_status st = ns_json_read_sealed(&m, path, &sealed, err);
     if (st != NS_OK) {
         free(path);
         free(fp);
         return st;
     }
-    st = load_meta(sp, &m, path, counts, err);
+    st = load_meta(sp, &m, path, sealed, counts, err);
     ns_refs *lists[3] = {&sp->train, &sp->dev, &sp->test};
     ns_array arrays[NFILES];
     memset(arrays, 0, sizeof arrays);

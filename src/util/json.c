@@ -7,6 +7,7 @@
  * fast exact path (integers, and Clinger's fast path for short decimals) and
  * fall back to strtod for the rest.  Columns count bytes from 1. */
 #include "nextstate/util/json.h"
+#include "nextstate/util/npy.h"
 
 #include <float.h>
 #include <limits.h>
@@ -581,6 +582,87 @@ ns_status ns_json_read(ns_json *out, const char *path, ns_error *err)
     st = ns_json_parse(out, text, len, path, err);
     free(text);
     return st;
+}
+
+/* ---- sealed files -------------------------------------------------------- */
+
+static bool json_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+void ns_json_seal(ns_buf *b)
+{
+    size_t n = b->len;
+    while (n > 0 && json_ws(b->data[n - 1])) n--;
+    if (n > 0 && b->data[n - 1] == '}') n--;
+    while (n > 0 && json_ws(b->data[n - 1])) n--;
+    b->len = n;
+    uint32_t crc = ns_crc32(0, b->data, n);
+    ns_buf_printf(b, ",\n  \"crc32\": \"%08x\"\n}\n", crc);
+}
+
+/* The end of the sealed body of text[0, len) and its stored CRC, or false
+ * when the text does not end in a seal. */
+static bool find_seal(const char *t, size_t len, size_t *body, uint32_t *crc)
+{
+    size_t i = len;
+    while (i > 0 && json_ws(t[i - 1])) i--;
+    if (i == 0 || t[--i] != '}') return false;
+    while (i > 0 && json_ws(t[i - 1])) i--;
+    if (i < 10 || t[i - 1] != '"') return false;
+    uint32_t v = 0;
+    for (size_t k = i - 9; k < i - 1; k++) {
+        char c = t[k];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0) return false;
+        v = v << 4 | (uint32_t)d;
+    }
+    i -= 10;
+    if (t[i] != '"') return false;
+    while (i > 0 && json_ws(t[i - 1])) i--;
+    if (i == 0 || t[--i] != ':') return false;
+    while (i > 0 && json_ws(t[i - 1])) i--;
+    static const char key[] = "\"crc32\"";
+    size_t kl = sizeof key - 1;
+    if (i < kl || memcmp(t + i - kl, key, kl) != 0) return false;
+    i -= kl;
+    while (i > 0 && json_ws(t[i - 1])) i--;
+    if (i == 0 || t[i - 1] != ',') return false;
+    *body = i - 1;
+    *crc = v;
+    return true;
+}
+
+ns_status ns_json_read_sealed(ns_json *out, const char *path, bool *sealed, ns_error *err)
+{
+    char *text;
+    size_t len, body;
+    uint32_t crc;
+    memset(out, 0, sizeof *out);
+    ns_status st = ns_read_text_file(path, &text, &len, err);
+    if (st) return st;
+    *sealed = find_seal(text, len, &body, &crc);
+    if (*sealed && ns_crc32(0, text, body) != crc) {
+        uint32_t got = ns_crc32(0, text, body);
+        free(text);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                            "checksum mismatch (crc32 %08x, the file says %08x): edited or damaged", got, crc);
+    }
+    st = ns_json_parse(out, text, len, path, err);
+    free(text);
+    return st;
+}
+
+ns_status ns_json_check_version(const ns_json *m, const char *path, bool sealed, int64_t current, const char *what,
+                                ns_error *err)
+{
+    int64_t v;
+    if (!ns_json_get_int(m, "version", &v) || v < current - 1 || v > current)
+        return ns_error_set(err, NS_ERR_UNSUPPORTED, path, 0, 0, "unsupported %s version (this build reads %lld and %lld)",
+                            what, (long long)current - 1, (long long)current);
+    if (v == current && !sealed)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                            "%s version %lld without its checksum (the \"crc32\" member last): edited or damaged", what,
+                            (long long)v);
+    return NS_OK;
 }
 
 void ns_json_free(ns_json *j)

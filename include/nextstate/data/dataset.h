@@ -35,7 +35,7 @@
 #include "nextstate/data/space.h"
 
 #define NS_DATASET_FORMAT "nextstate-dataset"
-#define NS_DATASET_VERSION 1
+#define NS_DATASET_VERSION 2 /* 2: manifest.json sealed (crc32); 1 still read */
 #define NS_HSTAR_UNKNOWN (-2) /* h* of a state outside the explored set */
 
 typedef struct ns_ds_problem {

@@ -42,6 +42,21 @@ typedef struct ns_json {
 ns_status ns_json_parse(ns_json *out, const char *text, size_t len, const char *path, ns_error *err);
 /* Reads and parses the file at path (NS_ERR_IO when it cannot be read). */
 ns_status ns_json_read(ns_json *out, const char *path, ns_error *err);
+/* Sealed metadata files: an object whose last member is "crc32", the
+ * CRC-32 (8 lower-case hex digits) of every byte before the comma that
+ * precedes it.  ns_json_seal turns the object text in b (ending in '}')
+ * into its sealed form.  ns_json_read_sealed reads and parses a file,
+ * sets *sealed when it ends in a seal, and refuses a seal that does not
+ * match (NS_ERR_INPUT naming the file): the caller decides whether an
+ * unsealed file (an older version) is acceptable.  In Python:
+ *   body = text[:text.rindex(',', 0, text.rindex('"crc32"'))]
+ *   zlib.crc32(body.encode()) */
+void ns_json_seal(ns_buf *b);
+ns_status ns_json_read_sealed(ns_json *out, const char *path, bool *sealed, ns_error *err);
+/* The "version" of a sealed metadata file m: `current` (sealed, required)
+ * or current − 1 (written before seals: accepted unsealed). */
+ns_status ns_json_check_version(const ns_json *m, const char *path, bool sealed, int64_t current, const char *what,
+                                ns_error *err);
 /* Frees a tree made by ns_json_parse/ns_json_read and empties *j. */
 void ns_json_free(ns_json *j);
 
