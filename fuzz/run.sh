@@ -4,6 +4,8 @@
 # benchmark file is committed), then runs each target for FUZZ_SECONDS
 # (default 20) with one job; any crash, leak or UB finding fails the run.
 #   fuzz/run.sh [TARGET…]     FUZZ_SECONDS=300 fuzz/run.sh fuzz_pddl
+# FUZZ_CORPUS=DIR keeps the corpora in DIR/<target> between runs (long
+# campaigns resume where they stopped); by default they live in a temp dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${FUZZ_SECONDS:-20}
@@ -13,7 +15,8 @@ NS=build/nextstate
 [ -x "$NS" ] || make -s "$NS"
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 export TMPDIR=$W OPENBLAS_NUM_THREADS=1
-c() { mkdir -p "$W/corpus/$1"; echo "$W/corpus/$1"; }
+CORPUS=${FUZZ_CORPUS:-$W/corpus}
+c() { mkdir -p "$CORPUS/$1"; echo "$CORPUS/$1"; }
 # PDDL: domain NUL problem, from every shipped domain and a few benchmarks
 i=0
 for d in domains/*/domain.pddl $(ls "$BENCH"/*/*/domain.pddl 2>/dev/null | head -20); do
@@ -52,7 +55,7 @@ status=0
 for t in "${targets[@]}"; do
     mkdir -p "$W/art/$t"
     if build-fuzz/fuzz/$t -max_total_time="$SECS" -max_len=65536 -rss_limit_mb=2048 \
-        -artifact_prefix="$W/art/$t/" "$W/corpus/$t" >"$W/$t.log" 2>&1; then
+        -artifact_prefix="$W/art/$t/" "$CORPUS/$t" >"$W/$t.log" 2>&1; then
         echo "$t: ok, $(grep -Eo 'Done [0-9]+ runs' "$W/$t.log" | tail -1 | grep -Eo '[0-9]+') executions in ${SECS}s"
     else
         status=1

@@ -28,8 +28,10 @@ static bool log_epoch(void *ctx, int epoch, double loss, double dev_hit5, double
     return true;
 }
 
-/* The checkpoint's "train" object. */
-static void train_json(ns_buf *b, const char *split_dir, const ns_fit_opts *fo, const ns_fit_result *r)
+/* The "train" object: with timings for `train --json`, without them in the
+ * checkpoint (same seed, same bytes). */
+static void train_json(ns_buf *b, const char *split_dir, const ns_fit_opts *fo, const ns_fit_result *r,
+                       bool timings)
 {
     const ns_train_opts *o = &fo->train;
     const ns_train_stats *st = &r->stats;
@@ -44,16 +46,17 @@ static void train_json(ns_buf *b, const char *split_dir, const ns_fit_opts *fo, 
                   "\"beta1\": %.9g, \"beta2\": %.9g, \"warmup_epochs\": %d, \"warmup_start\": %.9g, \"batch\": %d, "
                   "\"epochs\": %d, \"max_steps\": %lld, \"min_steps\": %lld, \"epochs_run\": %d, \"seed\": %llu, \"tau\": %.9g, \"action_weight\": %.9g, "
                   "\"action_loss\": \"%s\", \"action_k\": %d, \"best_epoch\": %d, \"best_dev_hit@5\": %s, "
-                  "\"last_loss\": %.9g, \"steps\": %lld, \"samples\": %lld, \"seconds\": %.3f, "
-                  "\"samples_per_s\": %.1f, \"params\": {\"state_head\": %zu, \"action_head\": %zu, "
-                  "\"transition\": %zu, \"total\": %zu}}",
+                  "\"last_loss\": %.9g, \"steps\": %lld, \"samples\": %lld, "
+                  "\"params\": {\"state_head\": %zu, \"action_head\": %zu, \"transition\": %zu, \"total\": %zu}",
                   ns_protocol_name(r->protocol), ns_action_rows_name(r->cfg.action_rows),
                   r->std_state ? (r->std_action ? "both" : "state") : r->std_action ? "action" : "none",
                   (long long)r->ntrain, (long long)r->ndev, o->lr, o->weight_decay, o->beta1, o->beta2,
                   o->warmup_epochs, o->warmup_start, o->batch, o->epochs, (long long)o->steps, (long long)o->min_steps, st->epochs_run, (unsigned long long)o->seed,
                   o->tau, o->action_weight, o->action_weight <= 0 ? "none" : o->action_grid ? "grid" : "list",
                   o->action_k, st->best_epoch, best_dev, st->last_loss, (long long)st->steps, (long long)st->samples,
-                  st->seconds, st->samples_per_s, cs, ca, ct, cs + ca + ct);
+                  cs, ca, ct, cs + ca + ct);
+    if (timings) ns_buf_printf(b, ", \"seconds\": %.3f, \"samples_per_s\": %.1f", st->seconds, st->samples_per_s);
+    ns_buf_puts(b, "}");
 }
 
 ns_status ns_world_fit(const char *split_dir, const ns_fit_opts *o, const char *out_path, ns_fit_result *r,
@@ -93,11 +96,15 @@ ns_status ns_world_fit(const char *split_dir, const ns_fit_opts *o, const char *
         st = ns_world_train(&w, &wd.in, sp, &to, &r->stats, err);
     }
     if (st == NS_OK) {
-        train_json(&b, split_dir, o, r);
+        train_json(&b, split_dir, o, r, false);
         ns_world_features_json(&fj, wd.state_spec, wd.action_spec, &wd.sv, &wd.av, &wd.sstd, &wd.astd);
         st = ns_world_save(&w, out_path, fj.data, b.data, err);
     }
-    if (st == NS_OK) r->json = ns_xstrdup(b.data);
+    if (st == NS_OK) {
+        b.len = 0;
+        train_json(&b, split_dir, o, r, true);
+        r->json = ns_xstrdup(b.data);
+    }
     if (logf) fclose(logf);
     ns_buf_free(&b);
     ns_buf_free(&fj);

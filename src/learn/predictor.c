@@ -454,8 +454,6 @@ ns_status ns_predictor_save(const ns_predictor *m, const char *path, ns_error *e
     }
     ns_buf_printf(&meta, ", \"train\": {\"best_epoch\": %d, \"best_val\": ", m->best_epoch);
     ns_json_put_num(&meta, m->best_val);
-    ns_buf_printf(&meta, ", \"seconds\": ");
-    ns_json_put_num(&meta, m->train_seconds);
     ns_buf_printf(&meta, ", \"rows\": %ld, \"val_rows\": %ld}}", m->train_rows, m->val_rows);
     if (st == NS_OK) {
         ns_ckpt_opts o = {false, m->best_epoch, meta.data};
