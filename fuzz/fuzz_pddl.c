@@ -28,8 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ns_error e;
     if (ns_domain_parse(&d, dom, "d.pddl", &e) == NS_OK) {
         if (ns_problem_parse(&p, &d, prob, "p.pddl", &e) == NS_OK) {
-            if (ns_task_ground(&t, &d, &p, &e) == NS_OK) {
-                if (t.nops < 20000) {
+            /* grounding blow-ups end at the limits (as `solve --time-limit` does) */
+            const ns_ground_limits lim = {.time_limit = 0.05, .memory_limit = (size_t)64 << 20};
+            if (ns_task_ground_limited(&t, &d, &p, &lim, &e) == NS_OK) {
+                if (t.nops < 5000) {
                     ns_succgen g;
                     ns_succgen_init(&g, &t);
                     int *ops = ns_xmalloc(sizeof(int) * (size_t)(t.nops + 1));
