@@ -53,9 +53,10 @@ BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB      := $(BUILD)/libnextstate.a
 BIN      := $(BUILD)/nextstate
 EXAMPLE  := $(BUILD)/example
+KILLAT   := $(BUILD)/tests/libkillat.so
 
 .PHONY: all deps test demo bench clean fuzz
-all: $(BIN) $(EXAMPLE) $(TESTS) $(BENCHES)
+all: $(BIN) $(EXAMPLE) $(TESTS) $(BENCHES) $(KILLAT)
 
 deps:
 	@scripts/deps.sh
@@ -76,6 +77,9 @@ $(EXAMPLE): example.c $(HEADERS) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+# the kill tests' LD_PRELOAD shim (tests/e2e/kill_points.sh): never sanitised
+$(KILLAT): tests/faults/killat.c | $(BUILD)/tests
+	$(CC) -std=c11 -O1 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 $(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 

@@ -245,10 +245,9 @@ fail:
     return rc;
 }
 
-ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error *err)
+/* Writes the three files of a cache into dir (an existing folder). */
+static ns_status save_files(const ns_embed_table *t, const char *dir, ns_error *err)
 {
-    ns_status rc = ns_mkdir_p(dir, err);
-    if (rc != NS_OK) return rc;
     char path[1024];
     ns_array e = {0}, k = {0};
     uint32_t ecrc, kcrc;
@@ -264,7 +263,8 @@ ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error
     if (!e.data) e.data = (void *)"";
     if (!k.data) k.data = (void *)"";
     snprintf(path, sizeof path, "%s/embeddings.npy", dir);
-    if ((rc = ns_npy_write(path, &e, &ecrc, err)) != NS_OK) return rc;
+    ns_status rc = ns_npy_write(path, &e, &ecrc, err);
+    if (rc != NS_OK) return rc;
     snprintf(path, sizeof path, "%s/keys.npy", dir);
     if ((rc = ns_npy_write(path, &k, &kcrc, err)) != NS_OK) return rc;
     ns_buf b;
@@ -280,6 +280,18 @@ ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error
     rc = ns_write_file_atomic(path, b.data, b.len, err);
     ns_buf_free(&b);
     return rc;
+}
+
+ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error *err)
+{
+    char *tmp;
+    ns_status rc = ns_dir_stage(dir, &tmp, err);
+    if (rc != NS_OK) return rc;
+    if ((rc = save_files(t, tmp, err)) != NS_OK) {
+        ns_dir_discard(tmp);
+        return rc;
+    }
+    return ns_dir_commit(dir, tmp, err);
 }
 
 /* ---------------------------------------------------------------- embedding */

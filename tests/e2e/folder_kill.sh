@@ -1,6 +1,7 @@
-# Folder outputs are replaced as a unit (issue #14 D5): `data build -o DIR`
-# and `split -o DIR` killed with SIGKILL at random points, or stopped by a
-# write error, leave the previous output loadable every time.
+# Folder outputs are replaced as a unit (issue #14 D5): `data build -o DIR`,
+# `split -o DIR` and `embed --cache DIR` killed with SIGKILL at random
+# points, or stopped by a write error, leave the previous output loadable
+# every time.
 . "$(dirname "$0")/lib.bash"
 D=domains/ferry/domain.pddl
 mkdir -p "$TMP/p" "$TMP/q"
@@ -51,4 +52,33 @@ for i in $(seq 1 6); do
     [ -f "$TMP/sp/split.json" ] || fail "split kill $i: no split.json"
     for f in train.npy dev.npy test.npy pools.npy; do [ -f "$TMP/sp/$f" ] || fail "split kill $i: $f missing"; done
 done
+# embed --cache DIR: a cache of ds's texts, grown with ds2's; whichever
+# survives a kill loads and holds every text of ds (nothing computed)
+MODEL=tests/fixtures/bert/tiny-bert
+cached() { # the cache loads and already holds ds's texts
+    "$NS" embed "$TMP/ds" --model "$MODEL" --cache "$TMP/cache" --json >"$TMP/emb.out" 2>&1 &&
+        grep -q '"computed": 0,' "$TMP/emb.out"
+}
+expect_exit 0 "$NS" embed "$TMP/ds" --model "$MODEL" --cache "$TMP/cache" --quiet
+cached || { cat "$TMP/emb.out"; fail "embed: a second run computed texts again"; }
+cp -r "$TMP/cache" "$TMP/cache0"
+( trap '' XFSZ; ulimit -f 1; "$NS" embed "$TMP/ds2" --model "$MODEL" --cache "$TMP/cache" --quiet ) >/dev/null 2>&1 &&
+    fail "ulimit -f 1 embed succeeded"
+diff -r "$TMP/cache" "$TMP/cache0" >/dev/null || fail "embed cache changed after a failed write"
+t0=$(date +%s%N)
+"$NS" embed "$TMP/ds2" --model "$MODEL" --cache "$TMP/cache" --quiet >/dev/null 2>&1 || fail "embed ds2"
+t1=$(date +%s%N)
+span=$(( (t1 - t0) / 1000 ))
+[ $span -gt 0 ] || span=1000
+for i in $(seq 1 12); do
+    rm -rf "$TMP/cache" && cp -r "$TMP/cache0" "$TMP/cache"
+    "$NS" embed "$TMP/ds2" --model "$MODEL" --cache "$TMP/cache" --quiet >/dev/null 2>&1 &
+    pid=$!
+    us=$(( (RANDOM * 32768 + RANDOM) % span ))
+    sleep "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    cached || { cat "$TMP/emb.out"; fail "embed kill $i after ${us}us: the cache does not load"; }
+done
+echo "embed: 12 kills within ${span}us, the cache loaded every time"
 exit 0

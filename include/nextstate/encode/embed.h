@@ -79,8 +79,10 @@ int64_t ns_embed_put(ns_embed_table *t, uint64_t key, const float *vec);
  * keys.npy of the wrong length, a manifest that disagrees with the arrays
  * (count, dim, CRC-32: a cache torn by an interrupted write). */
 ns_status ns_embed_table_load(ns_embed_table *t, const char *dir, ns_error *err);
-/* Writes embeddings.npy, keys.npy and then manifest.json into dir
- * (created if missing; each file atomically). */
+/* Writes embeddings.npy, keys.npy and manifest.json into a folder beside
+ * dir and swaps it in whole (ns_dir_stage/ns_dir_commit): a kill at any
+ * point leaves the previous cache loading, and files of an older cache
+ * (an imported index.jsonl) do not outlive it. */
 ns_status ns_embed_table_save(const ns_embed_table *t, const char *dir, ns_error *err);
 
 typedef struct ns_embed_opts {

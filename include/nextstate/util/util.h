@@ -126,10 +126,12 @@ void ns_progress_done(ns_progress *p);
 ns_status ns_mkdir_p(const char *path, ns_error *err);
 /* Folder outputs replaced as a unit: ns_dir_stage makes an empty folder
  * DIR.tmp.XXXXXX beside dir (*tmp, malloc'ed); write into it, then
- * ns_dir_commit moves a previous dir aside (DIR.old.XXXXXX), renames the new
- * one in and removes the old one, or ns_dir_discard drops it.  Both take
- * ownership of tmp.  A failure at any point leaves the previous dir whole
- * (or, killed between the two renames, whole as DIR.old.XXXXXX). */
+ * ns_dir_commit swaps the new one in for a previous dir in one step
+ * (renameat2 RENAME_EXCHANGE) and removes the old one, or ns_dir_discard
+ * drops it.  Both take ownership of tmp.  A failure or a kill at any point
+ * leaves dir the previous folder or the new one, whole.  (Where the file
+ * system cannot exchange, the previous dir is moved aside to
+ * DIR.old.XXXXXX first: killed between the two renames, it is whole there.) */
 ns_status ns_dir_stage(const char *dir, char **tmp, ns_error *err);
 ns_status ns_dir_commit(const char *dir, char *tmp, ns_error *err);
 void ns_dir_discard(char *tmp);
