@@ -57,6 +57,107 @@ static char *stem_of(const char *path)
     return s;
 }
 
+/* Where `plan` puts its plans and how it reports. */
+typedef struct plan_out {
+    const char *plan_file, *plan_dir;
+    bool json;
+} plan_out;
+
+/* One line of the report: a JSON object, or a line on stderr. */
+static void report_problem(const char *prob, const plan_out *out, const ns_planner_opts *o, ns_status st,
+                           const ns_planner_result *r, int nobjects)
+{
+    if (out->json) {
+        ns_buf j;
+        ns_buf_init(&j);
+        ns_buf_puts(&j, "{\"problem\": ");
+        ns_json_put_str(&j, prob);
+        ns_buf_printf(&j,
+                      ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
+                      "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
+                      "\"seconds\": %.6f, \"model_seconds\": %.6f}\n",
+                      ns_planner_algo_name(o->algo), st == NS_OK ? "true" : "false", ns_status_name(st),
+                      st == NS_OK ? r->plan_len : -1, nobjects, r->width, r->expanded, r->predictions, r->seconds,
+                      r->model_seconds);
+        fputs(j.data, stdout);
+        fflush(stdout);
+        ns_buf_free(&j);
+    } else {
+        fprintf(stderr, "%s: %s", prob, ns_status_name(st));
+        if (st == NS_OK) fprintf(stderr, ", plan length %d", r->plan_len);
+        fprintf(stderr, "; %ld expanded, %.3f s (model %.3f s)\n", r->expanded, r->seconds, r->model_seconds);
+    }
+}
+
+/* Writes a plan where out says (a file, a folder, or stdout). */
+static int write_plan(const ns_task *t, const char *prob, const ns_planner_result *r, const plan_out *out)
+{
+    int rc = 0;
+    ns_error err;
+    ns_buf plan, path;
+    ns_buf_init(&plan);
+    ns_buf_init(&path);
+    ns_plan_write_ops(t, r->plan, r->plan_len, &plan);
+    const char *dest = out->plan_file;
+    if (out->plan_dir) {
+        char *stem = stem_of(prob);
+        ns_buf_printf(&path, "%s/%s.plan", out->plan_dir, stem);
+        free(stem);
+        dest = path.data;
+    }
+    if (dest) {
+        if (ns_write_file_atomic(dest, plan.data, plan.len, &err) != NS_OK) rc = cli_report(&err);
+    } else if (!out->json) {
+        fputs(plan.data, stdout);
+    }
+    ns_buf_free(&plan);
+    ns_buf_free(&path);
+    return rc;
+}
+
+/* Grounds and plans one problem; the time limit covers both.  *st is the
+ * outcome (a grounding that runs out of time or memory counts as one);
+ * returns 0, or the exit code of an error that ends the run. */
+static int plan_problem(const ns_predictor *m, const char *domain, const char *prob, const ns_planner_opts *o,
+                        const plan_out *out, bool alone, ns_status *st)
+{
+    ns_ground_limits lim = {o->time_limit, 0};
+    cli_task ct;
+    ns_planner_result r;
+    memset(&r, 0, sizeof r);
+    int lrc = cli_task_load_limited(&ct, domain, prob, &lim);
+    *st = (ns_status)lrc;
+    if (lrc == NS_OUT_OF_TIME || lrc == NS_OUT_OF_MEMORY) { /* reported; unsolved, and the run goes on */
+        if (!alone) report_problem(prob, out, o, *st, &r, 0);
+        return alone ? lrc : 0;
+    }
+    if (lrc) return lrc;
+    ns_error err;
+    ns_error_clear(&err);
+    ns_planner_opts po = *o;
+    if (po.time_limit > 0) {
+        po.time_limit -= ct.ground_cpu_seconds;
+        if (po.time_limit <= 0) po.time_limit = 1e-9; /* spent: the planner stops at its first clock read */
+    }
+    *st = ns_plan_learned(m, &ct.task, &po, &r, &err);
+    if (*st == NS_OK && !ns_plan_ops_valid(&ct.task, r.plan, r.plan_len)) {
+        ns_error_set(&err, NS_ERR_INTERNAL, prob, 0, 0, "the learned planner returned an invalid plan");
+        *st = NS_ERR_INTERNAL;
+    }
+    int rc = 0;
+    if (*st != NS_OK && *st != NS_INCOMPLETE && *st != NS_UNSOLVABLE && *st != NS_OUT_OF_TIME &&
+        *st != NS_OUT_OF_MEMORY) {
+        /* the model cannot read this problem (e.g. FSF slots): report, count as unsolved */
+        int e = cli_report(&err);
+        if (alone) rc = e;
+    }
+    if (*st == NS_OK) rc = write_plan(&ct.task, prob, &r, out);
+    report_problem(prob, out, o, *st, &r, ct.problem.nobjects);
+    ns_planner_result_free(&r);
+    cli_task_free(&ct);
+    return rc;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     const char *model = NULL, *plan_file = NULL, *plan_dir = NULL, *pos0 = NULL;
@@ -132,77 +233,13 @@ int cmd_plan(int argc, char **argv)
         return rc;
     }
     if (plan_dir && ns_mkdir_p(plan_dir, &err) != NS_OK) rc = cli_report(&err);
+    const plan_out out = {plan_file, plan_dir, json};
     int solved = 0;
     for (int i = 0; i < nprobs && !rc; i++) {
-        cli_task ct;
-        int lrc = cli_task_load(&ct, pos0, probs[i]);
-        if (lrc) {
-            rc = lrc;
-            break;
-        }
-        ns_planner_result r;
-        ns_status st = ns_plan_learned(&m, &ct.task, &o, &r, &err);
-        bool valid = false;
-        if (st == NS_OK) {
-            valid = ns_plan_ops_valid(&ct.task, r.plan, r.plan_len);
-            if (!valid) {
-                ns_error_set(&err, NS_ERR_INTERNAL, probs[i], 0, 0, "the learned planner returned an invalid plan");
-                st = NS_ERR_INTERNAL;
-            }
-        }
-        if (st != NS_OK && st != NS_INCOMPLETE && st != NS_UNSOLVABLE && st != NS_OUT_OF_TIME &&
-            st != NS_OUT_OF_MEMORY) {
-            /* the model cannot read this problem (e.g. FSF slots): report, count as unsolved */
-            char buf[1024];
-            ns_error_format(&err, buf, sizeof buf);
-            fprintf(stderr, "nextstate: %s\n", buf);
-            if (nprobs == 1) rc = (int)st;
-        }
-        if (st == NS_OK) {
-            solved++;
-            ns_buf plan;
-            ns_buf_init(&plan);
-            ns_plan_write_ops(&ct.task, r.plan, r.plan_len, &plan);
-            const char *dest = plan_file;
-            ns_buf path;
-            ns_buf_init(&path);
-            if (plan_dir) {
-                char *stem = stem_of(probs[i]);
-                ns_buf_printf(&path, "%s/%s.plan", plan_dir, stem);
-                free(stem);
-                dest = path.data;
-            }
-            if (dest) {
-                if (ns_write_file_atomic(dest, plan.data, plan.len, &err) != NS_OK) rc = cli_report(&err);
-            } else if (!json) {
-                fputs(plan.data, stdout);
-            }
-            ns_buf_free(&plan);
-            ns_buf_free(&path);
-        }
-        if (json) {
-            ns_buf j;
-            ns_buf_init(&j);
-            ns_buf_puts(&j, "{\"problem\": ");
-            ns_json_put_str(&j, probs[i]);
-            ns_buf_printf(&j,
-                          ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
-                          "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
-                          "\"seconds\": %.6f, \"model_seconds\": %.6f}\n",
-                          ns_planner_algo_name(o.algo), st == NS_OK ? "true" : "false", ns_status_name(st),
-                          st == NS_OK ? r.plan_len : -1, ct.problem.nobjects, r.width, r.expanded, r.predictions,
-                          r.seconds, r.model_seconds);
-            fputs(j.data, stdout);
-            fflush(stdout);
-            ns_buf_free(&j);
-        } else {
-            fprintf(stderr, "%s: %s", probs[i], ns_status_name(st));
-            if (st == NS_OK) fprintf(stderr, ", plan length %d", r.plan_len);
-            fprintf(stderr, "; %ld expanded, %.3f s (model %.3f s)\n", r.expanded, r.seconds, r.model_seconds);
-        }
+        ns_status st;
+        rc = plan_problem(&m, pos0, probs[i], &o, &out, nprobs == 1, &st);
+        solved += st == NS_OK;
         if (nprobs == 1 && !rc) rc = st == NS_OK ? 0 : (int)st;
-        ns_planner_result_free(&r);
-        cli_task_free(&ct);
     }
     if (nprobs > 1 && !json) fprintf(stderr, "plan: %d/%d solved\n", solved, nprobs);
     ns_predictor_free(&m);

@@ -1,7 +1,8 @@
 # Grounding honours --time-limit and --memory-limit (issue #14 D4): a
 # 3,000-block problem (9 M reachable atoms unlimited: 40 s CPU, 4.6 GB) stops
 # at the limit with the limit's exit code and a message naming the problem;
-# `data build` leaves it out and keeps the others.
+# `data build` leaves it out and keeps the others; `plan` counts it unsolved
+# (out of time) and plans the others.
 . "$(dirname "$0")/lib.bash"
 D=domains/blocksworld/domain.pddl
 mkdir -p "$TMP/p"
@@ -22,4 +23,12 @@ expect_exit 0 "$NS" solve "$D" "$TMP/p/small.pddl" --time-limit 30 --memory-limi
 expect_exit 0 "$NS" data build "$D" "$TMP/p" -o "$TMP/ds" --time-limit 0.3
 grep -q "big.pddl left out: grounding reached the time limit" "$TMP/err" || fail "data build: $(cat "$TMP/err")"
 grep -q "1 problems" "$TMP/err" || fail "data build kept: $(cat "$TMP/err")"
+mkdir -p "$TMP/train"
+for s in 2 3 4; do expect_exit 0 "$NS" gen blocksworld --seed $s --blocks 4 -o "$TMP/train/t$s.pddl"; done
+expect_exit 0 "$NS" learn "$D" "$TMP/train" --model xgb --rounds 10 -o "$TMP/x.model" --quiet
+expect_exit 23 "$NS" plan --model "$TMP/x.model" "$D" "$TMP/p/big.pddl" --time-limit 0.3
+grep -q "big.pddl: grounding reached the time limit" "$TMP/err" || fail "plan: $(cat "$TMP/err")"
+expect_exit 0 "$NS" plan --model "$TMP/x.model" "$D" "$TMP/p" --time-limit 0.3 --json
+grep -q 'big.pddl", .*"status": "out of time"' "$TMP/out" || fail "plan, two problems: $(cat "$TMP/out")"
+grep -q 'small.pddl", .*"solved": true' "$TMP/out" || fail "plan, two problems: $(cat "$TMP/out")"
 exit 0
