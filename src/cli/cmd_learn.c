@@ -1,5 +1,6 @@
 /* cmd_learn.c — `nextstate learn`: train a next-state predictor (LSTM or
- * XGBoost on WL or FSF encodings) on expert trajectories. */
+ * XGBoost on WL or FSF encodings) or a learned heuristic (ridge regression
+ * of h* on WL features) on expert trajectories. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +8,43 @@
 #include <unistd.h>
 #include "cli.h"
 #include "nextstate/util/json.h"
+#include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
+
+/* --model hwl: fits, writes and reports the learned heuristic. */
+static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_config *hc, const char *out, bool json,
+                     bool quiet)
+{
+    ns_error err;
+    ns_hwl h;
+    double t0 = ns_cpu_now(), val = NAN;
+    if (ns_hwl_fit(&h, tr, hc, &err) != NS_OK) return cli_report(&err);
+    double secs = ns_cpu_now() - t0;
+    int rc = 0;
+    if (va->n > 0 && ns_hwl_rmse(&h, va, &val, &err) != NS_OK) rc = cli_report(&err);
+    if (!rc && ns_hwl_save(&h, out, &err) != NS_OK) rc = cli_report(&err);
+    if (!rc && json) {
+        ns_buf j;
+        ns_buf_init(&j);
+        ns_buf_printf(&j, "{\"model\": \"hwl\", \"encoder\": \"wl\", \"dim\": %d, \"train_problems\": %d, "
+                          "\"train_rows\": %ld, \"val_problems\": %d, \"train_rmse\": ", h.dim, tr->n, h.rows, va->n);
+        ns_json_put_num(&j, h.rmse);
+        ns_buf_puts(&j, ", \"val_rmse\": ");
+        ns_json_put_num(&j, val);
+        ns_buf_printf(&j, ", \"seconds\": %.3f, \"output\": ", secs);
+        ns_json_put_str(&j, out);
+        ns_buf_puts(&j, "}\n");
+        fputs(j.data, stdout);
+        ns_buf_free(&j);
+    } else if (!rc && !quiet) {
+        fprintf(stderr,
+                "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f (validation %d problems: %.3f); "
+                "%.2f s; wrote %s\n",
+                h.dim, tr->n, h.rows, h.rmse, va->n, val, secs, out);
+    }
+    ns_hwl_free(&h);
+    return rc;
+}
 
 int cmd_learn(int argc, char **argv)
 {
@@ -18,6 +55,9 @@ int cmd_learn(int argc, char **argv)
     double solve_limit = 60;
     ns_predictor_config c;
     ns_predictor_config_init(&c);
+    bool hwl = false;
+    ns_hwl_config hc;
+    ns_hwl_config_init(&hc);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -34,8 +74,12 @@ int cmd_learn(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--model")) {
             int k = ns_predictor_kind_parse(v);
-            if (k < 0) return cli_usage("learn", "--model expects lstm or xgb");
-            c.kind = (ns_predictor_kind)k;
+            hwl = !strcmp(v, "hwl");
+            if (k < 0 && !hwl) return cli_usage("learn", "--model expects lstm, xgb or hwl");
+            if (!hwl) c.kind = (ns_predictor_kind)k;
+            i++;
+        } else if (!strcmp(a, "--lambda")) {
+            if (!cli_parse_double("learn", a, v, &hc.lambda) || !(hc.lambda >= 0)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "--mode")) {
             int k = ns_predictor_mode_parse(v);
@@ -89,6 +133,16 @@ int cmd_learn(int argc, char **argv)
     if (val_dir) {
         ns_traj_opts vo = {val_plans, solve_limit};
         if (ns_trajset_load(&va, pos[0], val_dir, &vo, &err) != NS_OK) rc = cli_report(&err);
+    }
+    if (hwl) {
+        if (!rc) {
+            hc.iterations = iterations;
+            hc.statics = statics;
+            rc = learn_hwl(&tr, &va, &hc, out, json, quiet);
+        }
+        ns_trajset_free(&tr);
+        ns_trajset_free(&va);
+        return rc;
     }
     ns_encoder_spec spec;
     memset(&spec, 0, sizeof spec);

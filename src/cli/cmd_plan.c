@@ -2,50 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "cli.h"
 #include "nextstate/util/json.h"
 #include "nextstate/core/plan.h"
 #include "nextstate/planner/planner.h"
 #include "nextstate/data/trajectory.h"
-
-/* Problem files: each argument, or the *.pddl files (but domain.pddl) of a
- * folder, sorted.  Returns 0, or the exit code after reporting an unreadable
- * folder (*out and *nout hold what was collected, for freeing). */
-static int collect(char **args, int n, char ***out, int *nout)
-{
-    char **v = NULL;
-    size_t cap = 0;
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            int m = 0;
-            ns_error err;
-            char **names = ns_problem_files(args[i], &m, &err);
-            if (!names) {
-                *out = v;
-                *nout = k;
-                return cli_report(&err);
-            }
-            for (int j = 0; j < m; j++) {
-                ns_buf b;
-                ns_buf_init(&b);
-                ns_buf_printf(&b, "%s/%s", args[i], names[j]);
-                NS_GROW(v, cap, (size_t)k + 1);
-                v[k++] = b.data;
-                free(names[j]);
-            }
-            free(names);
-        } else {
-            NS_GROW(v, cap, (size_t)k + 1);
-            v[k++] = ns_xstrdup(args[i]);
-        }
-    }
-    *out = v;
-    *nout = k;
-    return 0;
-}
 
 static char *stem_of(const char *path)
 {
@@ -57,6 +18,13 @@ static char *stem_of(const char *path)
     return s;
 }
 
+/* What `plan` plans with: a next-state predictor or a learned heuristic. */
+typedef struct plan_model {
+    bool hwl;
+    ns_predictor p;
+    ns_hwl h;
+} plan_model;
+
 /* Where `plan` puts its plans and how it reports. */
 typedef struct plan_out {
     const char *plan_file, *plan_dir;
@@ -64,7 +32,7 @@ typedef struct plan_out {
 } plan_out;
 
 /* One line of the report: a JSON object, or a line on stderr. */
-static void report_problem(const char *prob, const plan_out *out, const ns_planner_opts *o, ns_status st,
+static void report_problem(const char *prob, const plan_out *out, const char *algo, ns_status st,
                            const ns_planner_result *r, int nobjects)
 {
     if (out->json) {
@@ -76,7 +44,7 @@ static void report_problem(const char *prob, const plan_out *out, const ns_plann
                       ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
                       "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
                       "\"seconds\": %.6f, \"model_seconds\": %.6f}\n",
-                      ns_planner_algo_name(o->algo), st == NS_OK ? "true" : "false", ns_status_name(st),
+                      algo, st == NS_OK ? "true" : "false", ns_status_name(st),
                       st == NS_OK ? r->plan_len : -1, nobjects, r->width, r->expanded, r->predictions, r->seconds,
                       r->model_seconds);
         fputs(j.data, stdout);
@@ -118,9 +86,10 @@ static int write_plan(const ns_task *t, const char *prob, const ns_planner_resul
 /* Grounds and plans one problem; the time limit covers both.  *st is the
  * outcome (a grounding that runs out of time or memory counts as one);
  * returns 0, or the exit code of an error that ends the run. */
-static int plan_problem(const ns_predictor *m, const char *domain, const char *prob, const ns_planner_opts *o,
+static int plan_problem(const plan_model *m, const char *domain, const char *prob, const ns_planner_opts *o,
                         const plan_out *out, bool alone, ns_status *st)
 {
+    const char *algo = !m->hwl ? ns_planner_algo_name(o->algo) : o->algo == NS_PLAN_SEARCH ? "hwl" : "hwl+ff-preferred";
     ns_ground_limits lim = {o->time_limit, 0};
     cli_task ct;
     ns_planner_result r;
@@ -128,7 +97,7 @@ static int plan_problem(const ns_predictor *m, const char *domain, const char *p
     int lrc = cli_task_load_limited(&ct, domain, prob, &lim);
     *st = (ns_status)lrc;
     if (lrc == NS_OUT_OF_TIME || lrc == NS_OUT_OF_MEMORY) { /* reported; unsolved, and the run goes on */
-        if (!alone) report_problem(prob, out, o, *st, &r, 0);
+        if (!alone) report_problem(prob, out, algo, *st, &r, 0);
         return alone ? lrc : 0;
     }
     if (lrc) return lrc;
@@ -139,7 +108,7 @@ static int plan_problem(const ns_predictor *m, const char *domain, const char *p
         po.time_limit -= ct.ground_cpu_seconds;
         if (po.time_limit <= 0) po.time_limit = 1e-9; /* spent: the planner stops at its first clock read */
     }
-    *st = ns_plan_learned(m, &ct.task, &po, &r, &err);
+    *st = m->hwl ? ns_plan_heuristic(&m->h, &ct.task, &po, &r, &err) : ns_plan_learned(&m->p, &ct.task, &po, &r, &err);
     if (*st == NS_OK && !ns_plan_ops_valid(&ct.task, r.plan, r.plan_len)) {
         ns_error_set(&err, NS_ERR_INTERNAL, prob, 0, 0, "the learned planner returned an invalid plan");
         *st = NS_ERR_INTERNAL;
@@ -152,7 +121,7 @@ static int plan_problem(const ns_predictor *m, const char *domain, const char *p
         if (alone) rc = e;
     }
     if (*st == NS_OK) rc = write_plan(&ct.task, prob, &r, out);
-    report_problem(prob, out, o, *st, &r, ct.problem.nobjects);
+    report_problem(prob, out, algo, *st, &r, ct.problem.nobjects);
     ns_planner_result_free(&r);
     cli_task_free(&ct);
     return rc;
@@ -211,22 +180,20 @@ int cmd_plan(int argc, char **argv)
         free(rest);
         return cli_usage("plan", "expects --model MODEL DOMAIN PROBLEM|FOLDER…");
     }
-    int crc = collect(rest, nrest, &probs, &nprobs);
+    ns_error err;
+    probs = ns_problem_paths(rest, nrest, &nprobs, &err);
     free(rest);
-    if (crc) {
-        for (int i = 0; i < nprobs; i++) free(probs[i]);
-        free(probs);
-        return crc;
-    }
+    if (!probs) return cli_report(&err);
     if (plan_file && nprobs != 1) {
         for (int i = 0; i < nprobs; i++) free(probs[i]);
         free(probs);
         return cli_usage("plan", "--plan-file takes one problem (use --plan-dir for several)");
     }
-    ns_error err;
-    ns_predictor m;
+    plan_model m;
+    memset(&m, 0, sizeof m);
+    m.hwl = ns_hwl_sniff(model);
     int rc = 0;
-    if (ns_predictor_load(&m, model, &err) != NS_OK) {
+    if ((m.hwl ? ns_hwl_load(&m.h, model, &err) : ns_predictor_load(&m.p, model, &err)) != NS_OK) {
         rc = cli_report(&err);
         for (int i = 0; i < nprobs; i++) free(probs[i]);
         free(probs);
@@ -242,7 +209,8 @@ int cmd_plan(int argc, char **argv)
         if (nprobs == 1 && !rc) rc = st == NS_OK ? 0 : (int)st;
     }
     if (nprobs > 1 && !json) fprintf(stderr, "plan: %d/%d solved\n", solved, nprobs);
-    ns_predictor_free(&m);
+    if (m.hwl) ns_hwl_free(&m.h);
+    else ns_predictor_free(&m.p);
     for (int i = 0; i < nprobs; i++) free(probs[i]);
     free(probs);
     return rc;

@@ -152,12 +152,13 @@ static const command commands[] = {
      "  lifted add/delete effects induced per schema from the training transitions, applied to the state's\n"
      "  atoms, candidates ranked by Jaccard similarity of atom sets (unseen schema: a miss).  Same Hit@k\n"
      "  fields as `nextstate eval` (random and worst-case ties); --json adds schemas and disagreements."},
-    {"learn", cmd_learn, "train a next-state model (LSTM / XGBoost on WL / FSF) on expert plans",
+    {"learn", cmd_learn, "train a next-state model (LSTM / XGBoost on WL / FSF) or a learned WL heuristic on expert plans",
      "nextstate learn DOMAIN TRAIN_PROBLEMS_DIR -o MODEL [--plans DIR] [--val DIR [--val-plans DIR]]\n"
-     "                [--encoder wl|fsf] [--model lstm|xgb] [--mode state|delta] [--seed S] [--json] [--quiet]\n"
+     "                [--encoder wl|fsf] [--model lstm|xgb|hwl] [--mode state|delta] [--seed S] [--json] [--quiet]\n"
      "                [--iterations L] [--statics in|out] [--max-objects N]            (encoder)\n"
      "                [--epochs N] [--hidden H] [--layers L] [--lr X] [--batch B]         (LSTM)\n"
      "                [--rounds N] [--depth D] [--threads T]                              (XGBoost)\n"
+     "                [--lambda X]                                                        (hwl)\n"
      "  The first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state mode,\n"
      "  1 - cosine) or the change (delta mode, squared error).  Trajectories follow DIR/X.plan for every\n"
      "  problem X.pddl of the folder that has one (--plans), else an optimal plan found by A*-LM-cut\n"
@@ -165,7 +166,9 @@ static const command commands[] = {
      "  states (2 iterations, statics in); FSF slots default to the largest training/validation problem.\n"
      "  Defaults as the paper: wl, lstm 2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13;\n"
      "  XGBoost depth 8, eta 0.1, up to 1000 rounds, early stopping after 10 on validation.\n"
-     "  The model file keeps the epoch (LSTM) or round (XGBoost) with the least validation loss."},
+     "  The model file keeps the epoch (LSTM) or round (XGBoost) with the least validation loss.\n"
+     "  hwl: a learned heuristic, h(s) = w . phi(s) + b on WL features of the state and goal, fitted by\n"
+     "  ridge regression (--lambda, default 1) of the cost-to-go along the training plans (WL-GOOSE)."},
     {"plan", cmd_plan, "plan with a learned next-state model (beam decoding or model-guided search)",
      "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided] [--width W]\n"
      "               [--max-steps N] [--time-limit S] [--plan-file FILE | --plan-dir DIR] [--json]\n"
@@ -174,7 +177,9 @@ static const command commands[] = {
      "  decoder, width 3, no revisits on a path, step cap max(100, 10 x objects).  restart: beams 4x wider\n"
      "  until solved.  search: best-first over states keyed by summed regret (a successor's cost minus\n"
      "  the best sibling's), complete on finite tasks.  guided: GBFS with h^FF whose preferred successors\n"
-     "  are the model's choice among FF's helpful actions (XGBoost models).  Every plan is checked before it is written.\n"
+     "  are the model's choice among FF's helpful actions (XGBoost models).  With a learned heuristic (hwl)\n"
+     "  model: GBFS on h with FF's helpful actions as preferred operators in a second queue, or h alone\n"
+     "  with --algo search.  Every plan is checked before it is written.\n"
      "  Exit (one problem): 0 solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 the model\n"
      "  cannot encode this problem (e.g. more objects than FSF slots) or a bad model file."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",

@@ -122,6 +122,40 @@ char **ns_problem_files(const char *dir, int *n, ns_error *err)
     return names;
 }
 
+char **ns_problem_paths(char *const *args, int n, int *nout, ns_error *err)
+{
+    char **v = ns_xcalloc(1, sizeof(char *));
+    size_t cap = 1;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(args[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            NS_GROW(v, cap, (size_t)k + 1);
+            v[k++] = ns_xstrdup(args[i]);
+            continue;
+        }
+        int m = 0;
+        char **names = ns_problem_files(args[i], &m, err);
+        if (!names) {
+            for (int j = 0; j < k; j++) free(v[j]);
+            free(v);
+            *nout = 0;
+            return NULL;
+        }
+        for (int j = 0; j < m; j++) {
+            ns_buf b;
+            ns_buf_init(&b);
+            ns_buf_printf(&b, "%s/%s", args[i], names[j]);
+            NS_GROW(v, cap, (size_t)k + 1);
+            v[k++] = b.data;
+            free(names[j]);
+        }
+        free(names);
+    }
+    *nout = k;
+    return v;
+}
+
 ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *problem_dir, const ns_traj_opts *o,
                           ns_error *err)
 {

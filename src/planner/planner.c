@@ -494,3 +494,42 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
     r->seconds = ns_cpu_now() - t0;
     return st;
 }
+
+/* ---- a learned heuristic through the evaluator slot ------------------------------------ */
+
+ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
+                            ns_error *err)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = ns_cpu_now();
+    /* SEARCH: h alone (WL-GOOSE); otherwise h with h^FF's helpful actions as
+       preferred operators */
+    bool helpful = o->algo != NS_PLAN_SEARCH;
+    ns_evaluator ev;
+    ns_status st = ns_hwl_evaluator(&ev, h, t, helpful, err);
+    if (st != NS_OK) {
+        r->status = st;
+        return st;
+    }
+    ns_search_opts so;
+    ns_search_opts_default(&so);
+    so.algo = NS_SEARCH_GBFS;
+    so.evaluator = &ev;
+    so.preferred = helpful;
+    so.time_limit = o->time_limit;
+    so.memory_limit = o->memory_limit;
+    ns_search_result sr;
+    st = ns_search(t, &so, &sr);
+    if (st == NS_OK) {
+        r->plan = ns_xcalloc((size_t)sr.plan_len + 1, sizeof(int));
+        memcpy(r->plan, sr.plan, sizeof(int) * (size_t)sr.plan_len);
+        r->plan_len = sr.plan_len;
+    }
+    r->expanded = sr.expanded;
+    r->predictions = sr.evaluated;
+    ns_search_result_free(&sr);
+    ns_evaluator_free(&ev);
+    r->status = st;
+    r->seconds = ns_cpu_now() - t0;
+    return st;
+}

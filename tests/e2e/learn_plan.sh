@@ -31,6 +31,21 @@ rc=$?
 expect_exit 33 "$NS" plan --model "$TMP/l.model" "$D" "$TMP/test/p9.pddl" --algo guided
 grep -q "LSTM" "$TMP/err" || fail "guided with an LSTM: $(cat "$TMP/err")"
 
+# the learned WL heuristic: learn, plan with both searches, validate; a
+# heuristic file is told apart from a predictor by its own description
+expect_exit 0 "$NS" learn "$D" "$TMP/train" --model hwl --lambda 0.5 -o "$TMP/h.model" --json
+grep -q '"model": "hwl"' "$TMP/out" || fail "learn hwl --json: $(cat "$TMP/out")"
+for algo in search guided; do
+    expect_exit 0 "$NS" plan --model "$TMP/h.model" "$D" "$TMP/test/p9.pddl" --algo $algo --time-limit 20 \
+        --plan-file "$TMP/p9.h$algo.plan"
+    expect_exit 0 "$NS" validate "$D" "$TMP/test/p9.pddl" "$TMP/p9.h$algo.plan"
+done
+expect_exit 0 "$NS" plan --model "$TMP/h.model" "$D" "$TMP/test" --json
+[ "$(grep -c '"solved": true' "$TMP/out")" -eq 2 ] || fail "plan hwl --json: $(cat "$TMP/out")"
+head -c 200 "$TMP/h.model" >"$TMP/htrunc.model"
+expect_exit 31 "$NS" plan --model "$TMP/htrunc.model" "$D" "$TMP/test/p9.pddl"
+expect_exit 30 "$NS" learn "$D" "$TMP/train" --model hwl --lambda -1 -o "$TMP/h2.model"
+
 # bad model files: truncated, corrupted, missing, another domain's
 head -c 300 "$TMP/x.model" >"$TMP/trunc.model"
 expect_exit 31 "$NS" plan --model "$TMP/trunc.model" "$D" "$TMP/test/p9.pddl"

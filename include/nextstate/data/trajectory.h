@@ -50,6 +50,12 @@ void ns_trajset_free(ns_trajset *s);
  * malloc'ed strings; NULL with NS_ERR_IO in err when dir cannot be read. */
 char **ns_problem_files(const char *dir, int *n, ns_error *err);
 
+/* Problem paths from command-line arguments: each argument that is not a
+ * folder as it is, each folder as its problem files (above), in order; a
+ * malloc'ed array of *nout malloc'ed strings, or NULL with NS_ERR_IO in err
+ * when a folder cannot be read. */
+char **ns_problem_paths(char *const *args, int n, int *nout, ns_error *err);
+
 /* The most objects (constants included) of any problem of s; at least 1. */
 int ns_trajset_max_objects(const ns_trajset *s);
 

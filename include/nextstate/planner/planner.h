@@ -35,6 +35,7 @@
 #ifndef NEXTSTATE_PLANNER_H
 #define NEXTSTATE_PLANNER_H
 
+#include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
 #include "nextstate/core/task.h"
 
@@ -70,6 +71,13 @@ const char *ns_planner_algo_name(ns_planner_algo a);
  * err, with r->status set to the same). */
 ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
                           ns_error *err);
+/* Plans for task t with the learned heuristic h (hwl.h), handed to ns_search
+ * as an evaluator: greedy best-first search on h with h^FF's helpful
+ * actions as preferred operators (two open lists, search.h), or, with
+ * algo SEARCH, on h alone (WL-GOOSE's search).  predictions counts h's
+ * evaluations. */
+ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
+                            ns_error *err);
 void ns_planner_result_free(ns_planner_result *r);
 
 #endif

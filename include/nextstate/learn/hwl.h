@@ -1,0 +1,65 @@
+/* hwl.h — a learned heuristic: h(s) = w · φ(s) + b, φ(s) the WL features
+ * of the state's ILG (which holds the goal, so φ reads (state, goal)),
+ * fitted by ridge regression on the cost-to-go h* of the states along the
+ * training problems' optimal plans (WL-GOOSE's linear model, "Return to
+ * Tradition", ICAPS 2024).  Search asks it through the evaluator interface
+ * of core/heuristic.h, so it needs no search of its own.
+ *
+ * Fitting: rows are (φ(s_t), T − t) for every state s_t of every training
+ * trajectory (unit cost; the plan's operator costs when the task has
+ * them); w and b minimise Σ (w·φ + b − y)² + λ‖w‖² (b is not penalised),
+ * solved exactly (Cholesky of the normal equations, in double).
+ *
+ * Model file: a params checkpoint (params.h: magic, version, CRC) whose meta
+ * is {"format": "nextstate-hwl", "version": 1, "dim", "lambda", "encoder":
+ * {…}, "train": {"rows", "problems", "rmse"}} and whose one tensor "w"
+ * [dim + 1] holds w then b. */
+#ifndef NEXTSTATE_HWL_H
+#define NEXTSTATE_HWL_H
+
+#include <stdbool.h>
+#include "nextstate/core/heuristic.h"
+#include "nextstate/data/trajectory.h"
+#include "nextstate/encode/encoder.h"
+
+typedef struct ns_hwl_config {
+    int iterations; /* WL iterations (2) */
+    bool statics;   /* static atoms in the graph (true) */
+    double lambda;  /* ridge penalty (1.0) */
+} ns_hwl_config;
+
+void ns_hwl_config_init(ns_hwl_config *c);
+
+typedef struct ns_hwl {
+    ns_encoder_spec enc; /* owned */
+    int dim;             /* D */
+    float *w;            /* [D + 1]: weights, then the bias */
+    double lambda;
+    long rows;           /* training states */
+    int problems;        /* training problems */
+    double rmse;         /* training root mean squared error of h */
+} ns_hwl;
+
+/* Fits the WL vocabulary and the weights on train (every state of every
+ * trajectory).  NS_ERR_INPUT when train has no state. */
+ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c, ns_error *err);
+ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err);
+/* Loads what ns_hwl_save wrote: a bad magic, version, checksum, format or
+ * dimension is NS_ERR_INPUT naming the file. */
+ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err);
+void ns_hwl_free(ns_hwl *h);
+/* True when path is a learned-heuristic file (its description says so);
+ * reads at most its first 4 kB. */
+bool ns_hwl_sniff(const char *path);
+
+/* Root mean squared error of h against h* on the states of s. */
+ns_status ns_hwl_rmse(const ns_hwl *h, const ns_trajset *s, double *rmse, ns_error *err);
+
+/* h as an evaluator for search over task t (h borrowed; it and t must
+ * outlive e): h(s) = max(0, w·φ(s) + b) in thousandths of a step (integer
+ * keys that keep the model's order), NS_H_INF never.  With helpful, the
+ * preferred operators are h^FF's helpful actions (one h^FF evaluation per
+ * state).  Errors: the problem cannot be encoded (another domain). */
+ns_status ns_hwl_evaluator(ns_evaluator *e, const ns_hwl *h, const ns_task *t, bool helpful, ns_error *err);
+
+#endif

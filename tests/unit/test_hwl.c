@@ -1,0 +1,256 @@
+/* test_hwl.c — the learned WL heuristic: the ridge fit solves its normal
+ * equations, the model file round-trips and refuses what it did not write,
+ * the evaluator returns the model's value, and search with it plans. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gen_fixture.h"
+#include "nextstate/core/plan.h"
+#include "nextstate/learn/hwl.h"
+#include "nextstate/learn/predictor.h"
+#include "nextstate/planner/planner.h"
+#include "nextstate/util/util.h"
+#include "test.h"
+
+#define DOMAIN "domains/blocksworld/domain.pddl"
+
+static char tmpdir[200];
+
+static bool gen_set(const char *sub, int blocks, int n, unsigned seed)
+{
+    char d[300];
+    snprintf(d, sizeof d, "%s/%s", tmpdir, sub);
+    ns_gen_arg a = {"blocks", blocks};
+    char **p = ns_test_gen_problems(d, "blocksworld", &a, 1, n, seed, false);
+    if (!p) return false;
+    ns_test_free_paths(p, n);
+    return true;
+}
+
+static bool load(ns_trajset *s, const char *sub)
+{
+    char d[512];
+    snprintf(d, sizeof d, "%s/%s", tmpdir, sub);
+    ns_traj_opts o = {NULL, 30};
+    ns_error e;
+    if (ns_trajset_load(s, DOMAIN, d, &o, &e) != NS_OK) {
+        printf("  loading %s: %s\n", d, e.msg);
+        ns_trajset_free(s);
+        return false;
+    }
+    return true;
+}
+
+/* w·φ(s) + b of state s of trajectory tr, in double. */
+static double value(const ns_hwl *h, const ns_traj *tr, const ns_word *s, float *phi)
+{
+    ns_encoder en;
+    ns_error e;
+    if (ns_encoder_init(&en, &h->enc, &tr->t, &e) != NS_OK) return NAN;
+    ns_encoder_state(&en, s, phi);
+    ns_encoder_free(&en);
+    double v = h->w[h->dim];
+    for (int j = 0; j < h->dim; j++) v += (double)h->w[j] * phi[j];
+    return v;
+}
+
+/* The fit is the ridge optimum: the gradient of Σ (w·φ + b − y)² + λ‖w‖²
+ * vanishes (relative to its scale), and its RMSE is the one reported. */
+static void test_fit_is_ridge_optimum(void)
+{
+    ns_trajset tr;
+    if (!load(&tr, "train")) return;
+    ns_hwl_config c;
+    ns_hwl_config_init(&c);
+    c.lambda = 0.5;
+    ns_hwl h;
+    ns_error e;
+    CHECK(ns_hwl_fit(&h, &tr, &c, &e) == NS_OK);
+    long rows = 0;
+    for (int i = 0; i < tr.n; i++) rows += tr.v[i].nstates;
+    CHECK_EQ_INT(h.rows, rows);
+    CHECK_EQ_INT(h.problems, tr.n);
+    CHECK(h.dim > 10);
+    int D = h.dim;
+    double *g = calloc((size_t)D + 1, sizeof(double));
+    float *phi = calloc((size_t)D, sizeof(float));
+    double sq = 0, scale = 0;
+    for (int i = 0; i < tr.n; i++) {
+        const ns_traj *t = &tr.v[i];
+        for (int k = 0; k < t->nstates; k++) {
+            double r = value(&h, t, t->states + (size_t)k * (size_t)t->t.nwords, phi) - (t->nstates - 1 - k);
+            sq += r * r;
+            for (int j = 0; j < D; j++) {
+                g[j] += 2 * r * phi[j];
+                scale += fabs(2.0 * (t->nstates - 1 - k) * phi[j]);
+            }
+            g[D] += 2 * r;
+        }
+    }
+    double worst = 0;
+    for (int j = 0; j < D; j++) g[j] += 2 * c.lambda * h.w[j];
+    for (int j = 0; j <= D; j++) worst = fmax(worst, fabs(g[j]));
+    /* float weights: the gradient is zero up to float rounding of w */
+    CHECK(worst < 1e-4 * scale / (double)D + 1e-3);
+    if (!(worst < 1e-4 * scale / (double)D + 1e-3)) printf("  gradient %g (scale %g)\n", worst, scale / D);
+    double rmse;
+    CHECK(ns_hwl_rmse(&h, &tr, &rmse, &e) == NS_OK);
+    CHECK(fabs(rmse - sqrt(sq / (double)rows)) < 1e-4);
+    CHECK(fabs(rmse - h.rmse) < 1e-4);
+    /* a small penalty fits the training states closely; a huge one gives
+     * (almost) the mean cost-to-go everywhere */
+    CHECK(h.rmse < 1.0);
+    ns_hwl big;
+    c.lambda = 1e9;
+    CHECK(ns_hwl_fit(&big, &tr, &c, &e) == NS_OK);
+    CHECK(big.rmse > h.rmse);
+    double norm = 0;
+    for (int j = 0; j < D; j++) norm += fabs(big.w[j]);
+    CHECK(norm < 1e-3);
+    ns_hwl_free(&big);
+    free(g);
+    free(phi);
+    ns_hwl_free(&h);
+    ns_trajset_free(&tr);
+}
+
+static void test_file_roundtrip_and_refusals(void)
+{
+    ns_trajset tr;
+    if (!load(&tr, "train")) return;
+    ns_hwl_config c;
+    ns_hwl_config_init(&c);
+    ns_hwl h, g;
+    ns_error e;
+    CHECK(ns_hwl_fit(&h, &tr, &c, &e) == NS_OK);
+    char path[512], bad[600];
+    snprintf(path, sizeof path, "%s/h.model", tmpdir);
+    CHECK(ns_hwl_save(&h, path, &e) == NS_OK);
+    CHECK(ns_hwl_sniff(path));
+    CHECK(ns_hwl_load(&g, path, &e) == NS_OK);
+    CHECK_EQ_INT(g.dim, h.dim);
+    CHECK(memcmp(g.w, h.w, sizeof(float) * (size_t)(h.dim + 1)) == 0);
+    CHECK(fabs(g.lambda - h.lambda) < 1e-12 && g.rows == h.rows && g.problems == h.problems);
+    float *phi = calloc((size_t)h.dim, sizeof(float));
+    const ns_traj *t = &tr.v[0];
+    CHECK(value(&g, t, t->states, phi) == value(&h, t, t->states, phi));
+    free(phi);
+    ns_hwl_free(&g);
+
+    /* truncated, one byte flipped, missing: refused with the file's name */
+    size_t len;
+    char *bytes = NULL;
+    CHECK(ns_read_file(path, &bytes, &len, &e) == NS_OK);
+    if (!bytes) return;
+    snprintf(bad, sizeof bad, "%s/trunc.model", tmpdir);
+    CHECK(ns_write_file_atomic(bad, bytes, len / 2, &e) == NS_OK);
+    CHECK(ns_hwl_load(&g, bad, &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.file, "trunc.model") != NULL);
+    ns_hwl_free(&g);
+    bytes[len - 3] ^= 0x20;
+    snprintf(bad, sizeof bad, "%s/flip.model", tmpdir);
+    CHECK(ns_write_file_atomic(bad, bytes, len, &e) == NS_OK);
+    CHECK(ns_hwl_load(&g, bad, &e) == NS_ERR_INPUT);
+    ns_hwl_free(&g);
+    free(bytes);
+    snprintf(bad, sizeof bad, "%s/none.model", tmpdir);
+    CHECK(ns_hwl_load(&g, bad, &e) != NS_OK);
+    CHECK(!ns_hwl_sniff(bad));
+    ns_hwl_free(&g);
+
+    /* another params file (an XGBoost predictor) is not a heuristic */
+    ns_encoder_spec spec;
+    CHECK(ns_encoder_spec_fit_wl(&spec, &tr, 1, true, &e) == NS_OK);
+    ns_predictor_config pc;
+    ns_predictor_config_init(&pc);
+    pc.kind = NS_PREDICTOR_XGB;
+    ns_predictor m;
+    if (ns_predictor_train(&m, &spec, &tr, NULL, &pc, &e) == NS_OK) {
+        snprintf(bad, sizeof bad, "%s/x.model", tmpdir);
+        CHECK(ns_predictor_save(&m, bad, &e) == NS_OK);
+        CHECK(!ns_hwl_sniff(bad));
+        CHECK(ns_hwl_load(&g, bad, &e) == NS_ERR_INPUT);
+        ns_hwl_free(&g);
+        ns_predictor_free(&m);
+    }
+    ns_encoder_spec_free(&spec);
+    ns_hwl_free(&h);
+    ns_trajset_free(&tr);
+
+    /* nothing to fit */
+    ns_trajset empty;
+    memset(&empty, 0, sizeof empty);
+    CHECK(ns_hwl_fit(&h, &empty, &c, &e) == NS_ERR_INPUT);
+    ns_hwl_free(&h);
+}
+
+/* The evaluator's key is 1000 × max(0, w·φ + b), rounded; with helpful it
+ * prefers h^FF's helpful actions (some, in a state that is not a goal). */
+static void test_evaluator_and_plan(void)
+{
+    ns_trajset tr, te;
+    if (!load(&tr, "train")) return;
+    if (!load(&te, "test")) {
+        ns_trajset_free(&tr);
+        return;
+    }
+    ns_hwl_config c;
+    ns_hwl_config_init(&c);
+    ns_hwl h;
+    ns_error e;
+    CHECK(ns_hwl_fit(&h, &tr, &c, &e) == NS_OK);
+    float *phi = calloc((size_t)h.dim, sizeof(float));
+    for (int i = 0; i < te.n; i++) {
+        const ns_traj *t = &te.v[i];
+        for (int helpful = 0; helpful < 2; helpful++) {
+            ns_evaluator ev;
+            CHECK(ns_hwl_evaluator(&ev, &h, &t->t, helpful, &e) == NS_OK);
+            int *pref = calloc((size_t)t->t.nops + 1, sizeof(int));
+            int npref = 0;
+            int key = ev.eval(ev.ctx, t->states, pref, &npref);
+            double v = value(&h, t, t->states, phi);
+            CHECK(abs(key - (int)lround(fmax(0, v) * 1000.0)) <= 1);
+            if (helpful) CHECK(npref > 0);
+            else CHECK_EQ_INT(npref, 0);
+            for (int k = 0; k < npref; k++) CHECK(ns_task_applicable(&t->t, pref[k], t->states));
+            free(pref);
+            ns_evaluator_free(&ev);
+        }
+        /* both searches find valid plans for the larger test problems */
+        for (int a = 0; a < 2; a++) {
+            ns_planner_opts o;
+            ns_planner_opts_default(&o);
+            o.algo = a ? NS_PLAN_GUIDED : NS_PLAN_SEARCH;
+            o.time_limit = 20;
+            ns_planner_result r;
+            CHECK(ns_plan_heuristic(&h, &t->t, &o, &r, &e) == NS_OK);
+            CHECK(r.status == NS_OK);
+            if (r.status == NS_OK) CHECK(ns_plan_ops_valid(&t->t, r.plan, r.plan_len));
+            CHECK(r.predictions >= r.expanded && r.expanded > 0);
+            ns_planner_result_free(&r);
+        }
+    }
+    free(phi);
+    ns_hwl_free(&h);
+    ns_trajset_free(&tr);
+    ns_trajset_free(&te);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_hwl_%d", (int)getpid());
+    if (!gen_set("train", 4, 6, 100) || !gen_set("test", 8, 2, 300)) {
+        printf("FAIL setup: cannot generate problems\n");
+        return 1;
+    }
+    NS_RUN(test_fit_is_ridge_optimum);
+    NS_RUN(test_file_roundtrip_and_refusals);
+    NS_RUN(test_evaluator_and_plan);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);
+    return ns_test_summary("test_hwl");
+}
