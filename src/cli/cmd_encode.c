@@ -158,7 +158,7 @@ static int load_dataset_items(const char *dir, items *s, ns_dataset *ds, ns_erro
 static int load_plan_items(const char *dom, const char *pdir, const char *plandir, items *s, bool quiet, ns_error *err)
 {
     memset(s, 0, sizeof *s);
-    ns_traj_opts o = {plandir, 0};
+    ns_traj_opts o = {.plan_dir = plandir};
     if (ns_trajset_load(&s->ts, dom, pdir, &o, err) != NS_OK) return -1;
     if (s->ts.skipped && !quiet)
         fprintf(stderr, "nextstate encode: %d problem%s of %s without a plan in %s skipped\n", s->ts.skipped,

@@ -37,10 +37,10 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_co
         fputs(j.data, stdout);
         ns_buf_free(&j);
     } else if (!rc && !quiet) {
-        fprintf(stderr,
-                "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f (validation %d problems: %.3f); "
-                "%.2f s; wrote %s\n",
-                h.dim, tr->n, h.rows, h.rmse, va->n, val, secs, out);
+        char vs[64] = "";
+        if (va->n) snprintf(vs, sizeof vs, " (validation %d problems: %.3f)", va->n, val);
+        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s; %.2f s; wrote %s\n", h.dim,
+                tr->n, h.rows, h.rmse, vs, secs, out);
     }
     ns_hwl_free(&h);
     return rc;
@@ -52,7 +52,8 @@ int cmd_learn(int argc, char **argv)
     int npos = 0, enc = NS_ENCODER_WL, iterations = 2;
     long maxobj = 0;
     bool statics = true, json = false, quiet = false;
-    double solve_limit = 60;
+    double solve_limit = 60, solve_memory = 4096;
+    bool optimal_only = false;
     ns_predictor_config c;
     ns_predictor_config_init(&c);
     bool hwl = false;
@@ -64,6 +65,7 @@ int cmd_learn(int argc, char **argv)
         long n;
         if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--quiet")) quiet = true;
+        else if (!strcmp(a, "--optimal-only")) optimal_only = true;
         else if (!v && a[0] == '-' && a[1]) return cli_usage("learn", "%s expects a value", a);
         else if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--plans")) plans = argv[++i];
@@ -93,8 +95,8 @@ int cmd_learn(int argc, char **argv)
         } else if (!strcmp(a, "--lr")) {
             if (!cli_parse_double("learn", a, v, &c.lr) || !(c.lr > 0)) return NS_ERR_USAGE;
             i++;
-        } else if (!strcmp(a, "--solve-time-limit")) {
-            if (!cli_parse_double("learn", a, v, &solve_limit)) return NS_ERR_USAGE;
+        } else if (!strcmp(a, "--solve-time-limit") || !strcmp(a, "--solve-memory-limit")) {
+            if (!cli_parse_double("learn", a, v, !strcmp(a, "--solve-time-limit") ? &solve_limit : &solve_memory)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--epochs") || !strcmp(a, "--hidden") ||
                    !strcmp(a, "--layers") || !strcmp(a, "--batch") || !strcmp(a, "--iterations") ||
@@ -123,7 +125,7 @@ int cmd_learn(int argc, char **argv)
     ns_error err;
     ns_trajset tr, va;
     memset(&va, 0, sizeof va);
-    ns_traj_opts to = {plans, solve_limit};
+    ns_traj_opts to = {plans, solve_limit, !optimal_only, (size_t)(solve_memory * 1048576.0)};
     int rc = 0;
     if (ns_trajset_load(&tr, pos[0], pos[1], &to, &err) != NS_OK) {
         rc = cli_report(&err);
@@ -131,9 +133,13 @@ int cmd_learn(int argc, char **argv)
         return rc;
     }
     if (val_dir) {
-        ns_traj_opts vo = {val_plans, solve_limit};
+        ns_traj_opts vo = to;
+        vo.plan_dir = val_plans;
         if (ns_trajset_load(&va, pos[0], val_dir, &vo, &err) != NS_OK) rc = cli_report(&err);
     }
+    if (!rc && !quiet && !json && (tr.unsolved || tr.satisficing))
+        fprintf(stderr, "learn: %d training problems solved by no search in the limits (skipped), %d by GBFS-h^FF "
+                        "(not optimal)\n", tr.unsolved, tr.satisficing);
     if (hwl) {
         if (!rc) {
             hc.iterations = iterations;

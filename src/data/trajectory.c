@@ -25,8 +25,10 @@ int ns_traj_states(const ns_task *t, const int *ops, int n, ns_word **states)
     return -1;
 }
 
-/* The plan of traj it: read from plan_file, or found optimally. */
-static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opts *o, int *n, ns_error *err)
+/* The plan of traj it: read from plan_file, or found by search (optimally,
+ * or — *optimal set false — by GBFS in satisficing mode). */
+static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opts *o, int *n, bool *optimal,
+                           ns_error *err)
 {
     if (plan_file) {
         ns_plan plan;
@@ -52,11 +54,20 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
     so.algo = NS_SEARCH_ASTAR;
     so.heuristic = NS_H_LMCUT;
     so.time_limit = o->time_limit;
+    so.memory_limit = o->memory_limit;
     ns_search_result r;
     ns_status st = ns_search(&it->t, &so, &r);
+    if (o->satisficing && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY)) {
+        ns_search_result_free(&r);
+        so.algo = NS_SEARCH_GBFS;
+        so.heuristic = NS_H_FF;
+        st = ns_search(&it->t, &so, &r);
+        if (st == NS_OK) *optimal = false;
+    }
     if (st != NS_OK) {
         ns_search_result_free(&r);
-        ns_error_set(err, st, it->path, 0, 0, "no optimal plan found (search status %d)", (int)st);
+        ns_error_set(err, st, it->path, 0, 0, "no %splan found (search status %d)",
+                     o->satisficing ? "" : "optimal ", (int)st);
         return st;
     }
     it->ops = ns_xcalloc((size_t)r.plan_len + 1, sizeof(int));
@@ -66,7 +77,8 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
     return NS_OK;
 }
 
-static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, const ns_traj_opts *o, ns_error *err)
+static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, const ns_traj_opts *o, bool *optimal,
+                          ns_error *err)
 {
     ns_status st = ns_problem_read(&it->p, &s->d, it->path, err);
     if (st != NS_OK) return st;
@@ -76,7 +88,7 @@ static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, con
         return st;
     }
     int n = 0;
-    st = traj_plan(it, plan_file, o, &n, err);
+    st = traj_plan(it, plan_file, o, &n, optimal, err);
     if (st == NS_OK) {
         int bad = ns_traj_states(&it->t, it->ops, n, &it->states);
         it->nstates = n + 1;
@@ -183,12 +195,20 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             it->name[l - 5] = '\0';
             it->path = pp.data;
             pp.data = NULL;
-            st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, err);
-            if (st == NS_OK) s->n++;
-            else {
+            bool optimal = true;
+            st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, &optimal, err);
+            if (st == NS_OK) {
+                s->n++;
+                s->satisficing += !optimal;
+            } else {
                 free(it->name);
                 free(it->path);
                 memset(it, 0, sizeof *it);
+                if (o->satisficing && !o->plan_dir &&
+                    (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY || st == NS_UNSOLVABLE)) {
+                    s->unsolved++;
+                    st = NS_OK;
+                }
             }
         }
         ns_buf_free(&pp);

@@ -24,4 +24,16 @@ DOMAINS=ferry SEEDS=1 EPOCHS=2 JOBS=1 NS_BIN="$nsbin" bash experiments/reference
     { cat "$TMP/ref.log"; fail "reference_table.sh"; }
 grep -q 'left out for this subset' "$TMP/ref/results.md" || fail "reference_table.sh: subset notes"
 grep -qi 'traceback' "$TMP/ref.log" && { cat "$TMP/ref.log"; fail "reference_table.sh: python error"; }
+# the IPC Learning Track runner on a folder of the competition's shape (generated blocksworld)
+ipc="$TMP/ipc/blocksworld"
+mkdir -p "$ipc/training/easy" "$ipc/testing/easy"
+cp domains/blocksworld/domain.pddl "$ipc/"
+for s in 1 2 3 4; do "$NS" gen blocksworld --seed $s --blocks $((3 + s)) -o "$ipc/training/easy/p0$s.pddl" || fail gen; done
+for s in 1 2; do "$NS" gen blocksworld --seed $((10 + s)) --blocks 12 -o "$ipc/testing/easy/p0$s.pddl" || fail gen; done
+printf '{"blocksworld/testing/easy/p01.pddl": 12}\n' >"$TMP/ipc/upper_bounds.json"
+IPC="$TMP/ipc" OUT="$TMP/ipcout" LEVELS=easy PLANNERS="hwl gbfs" TIME_LIMIT=20 SOLVE_LIMIT=10 NS_BIN="$nsbin" \
+    bash experiments/ipc23.sh >"$TMP/ipc.log" 2>&1 || { cat "$TMP/ipc.log"; fail "ipc23.sh"; }
+grep -q '^| blocksworld | easy | 2 | 2 | [0-9.]* | 2 | ' "$TMP/ipcout/ipc23.md" || { cat "$TMP/ipc.log"; fail "ipc23.sh: table"; }
+[ "$(grep -c '"solved": true' "$TMP/ipcout/blocksworld/runs.jsonl")" -eq 4 ] || fail "ipc23.sh: runs"
+head -1 "$TMP/ipcout/ipc23.csv" | grep -q '^domain,level,problem,planner,solved,cost,quality,cpu$' || fail "ipc23.sh: csv"
 echo ok

@@ -34,7 +34,7 @@ static bool load(ns_trajset *s, const char *sub)
 {
     char d[512];
     snprintf(d, sizeof d, "%s/%s", tmpdir, sub);
-    ns_traj_opts o = {NULL, 30};
+    ns_traj_opts o = {.time_limit = 30};
     ns_error e;
     if (ns_trajset_load(s, DOMAIN, d, &o, &e) != NS_OK) {
         printf("  loading %s: %s\n", d, e.msg);
@@ -239,6 +239,39 @@ static void test_evaluator_and_plan(void)
     ns_trajset_free(&te);
 }
 
+/* Satisficing training data: past A*-LM-cut's memory limit GBFS-h^FF's
+ * plan is used, and a problem no search solves is skipped and counted;
+ * without satisficing both are errors. */
+static void test_satisficing_trajectories(void)
+{
+    char d[300], f[400];
+    snprintf(d, sizeof d, "%s/sat", tmpdir);
+    ns_gen_arg a = {"blocks", 14};
+    char **p = ns_test_gen_problems(d, "blocksworld", &a, 1, 1, 500, false);
+    CHECK(p != NULL);
+    ns_test_free_paths(p, 1);
+    snprintf(f, sizeof f, "%s/z-unsolvable.pddl", d);
+    const char *u = "(define (problem u) (:domain blocksworld-4ops) (:objects a b) "
+                    "(:init (clear a) (clear b) (ontable a) (ontable b) (handempty)) (:goal (and (on a b) (on b a))))";
+    ns_error e;
+    CHECK(ns_write_file_atomic(f, u, strlen(u), &e) == NS_OK);
+    ns_traj_opts o = {.time_limit = 30, .memory_limit = 1 << 20};
+    ns_trajset s;
+    CHECK(ns_trajset_load(&s, DOMAIN, d, &o, &e) != NS_OK);
+    ns_trajset_free(&s);
+    o.satisficing = true;
+    CHECK(ns_trajset_load(&s, DOMAIN, d, &o, &e) == NS_OK);
+    CHECK_EQ_INT(s.n, 1);
+    CHECK_EQ_INT(s.satisficing, 1);
+    CHECK_EQ_INT(s.unsolved, 1);
+    if (s.n == 1) {
+        const ns_traj *t = &s.v[0];
+        CHECK(ns_plan_ops_valid(&t->t, t->ops, t->nstates - 1));
+        CHECK(ns_task_is_goal(&t->t, t->states + (size_t)(t->nstates - 1) * (size_t)t->t.nwords));
+    }
+    ns_trajset_free(&s);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_hwl_%d", (int)getpid());
@@ -249,6 +282,7 @@ int main(void)
     NS_RUN(test_fit_is_ridge_optimum);
     NS_RUN(test_file_roundtrip_and_refusals);
     NS_RUN(test_evaluator_and_plan);
+    NS_RUN(test_satisficing_trajectories);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);

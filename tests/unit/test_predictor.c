@@ -49,7 +49,7 @@ static bool load(ns_trajset *s, const char *sub)
 {
     char d[512];
     snprintf(d, sizeof d, "%s/%s", tmpdir, sub);
-    ns_traj_opts o = {NULL, 30};
+    ns_traj_opts o = {.time_limit = 30};
     ns_error e;
     if (ns_trajset_load(s, DOMAIN, d, &o, &e) != NS_OK) {
         printf("  loading %s: %s\n", d, e.msg);
@@ -107,7 +107,7 @@ static void test_trajectories(void)
     CHECK(ns_write_file_atomic(pf, bad, strlen(bad), &e) == NS_OK);
     char d[512];
     snprintf(d, sizeof d, "%s/train", tmpdir);
-    ns_traj_opts o = {pd, 0};
+    ns_traj_opts o = {.plan_dir = pd};
     ns_status st = ns_trajset_load(&s, DOMAIN, d, &o, &e);
     CHECK(st == NS_ERR_INPUT);
     CHECK(strstr(e.file, "p0.plan") != NULL);

@@ -29,18 +29,27 @@ typedef struct ns_trajset {
     bool domain_loaded;
     ns_traj *v;
     int n;
-    int skipped; /* problems without a plan file (plan folder mode) */
+    int skipped;     /* problems without a plan file (plan folder mode) */
+    int unsolved;    /* problems no search solved (satisficing mode) */
+    int satisficing; /* trajectories from GBFS, not optimal (satisficing mode) */
 } ns_trajset;
 
 typedef struct ns_traj_opts {
     const char *plan_dir; /* NULL: solve each problem optimally (A*-LM-cut) */
     double time_limit;    /* per problem when solving; <= 0: none */
+    /* When solving: a problem A*-LM-cut does not solve within the limits
+     * gets the plan of GBFS-h^FF (preferred operators) in the same limits
+     * instead (satisficing, as IPC learners do), and one neither solves is
+     * skipped (counted in `unsolved`) rather than an error. */
+    bool satisficing;
+    size_t memory_limit; /* bytes of search data per search; 0: none */
 } ns_traj_opts;
 
 /* Loads the domain and every problem of problem_dir that has a plan (see
  * above).  A plan that is not applicable, or that does not reach the goal, is
  * NS_ERR_INPUT at its file and line; a problem the planner cannot solve in
- * time is an error naming it; no problem at all is NS_ERR_INPUT. */
+ * time is an error naming it (unless o->satisficing); no problem at all is
+ * NS_ERR_INPUT. */
 ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *problem_dir, const ns_traj_opts *o,
                           ns_error *err);
 void ns_trajset_free(ns_trajset *s);

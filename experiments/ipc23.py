@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""The IPC 2023 Learning Track with nextstate: learn per domain from
+training/easy only, plan the testing problems, score as the competition does.
+
+Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
+
+  learn   `nextstate learn --model hwl` on the training problems (TRAIN_EVERY-th
+          of training/easy, A*-LM-cut within SOLVE_LIMIT s, else GBFS-h^FF's
+          plan, else skipped) -> OUT/DOMAIN/hwl.model; no testing problem is read.
+  run     every planner of PLANNERS on the chosen testing problems (LEVELS,
+          PROBLEMS), TIME_LIMIT s each, CPU time measured on the child:
+            hwl   nextstate plan --model hwl.model (GBFS on the learned h, h^FF's
+                  helpful actions as preferred operators)
+            gbfs  nextstate solve --search gbfs (h^FF, preferred operators)
+            lama  Fast Downward --alias lama-first (FD_DRIVER, else up-fast-downward's)
+          every plan checked by `nextstate validate`; results cached in
+          OUT/DOMAIN/runs.jsonl (resumable).
+  table   OUT/ipc23.md, .json, .csv: coverage and IPC quality score (sum over
+          problems of C_best / C, C_best the best known cost of upper_bounds.json)
+          per domain and level; OUT/ipc23.png (coverage per domain) with
+          matplotlib.
+"""
+import glob
+import importlib.util
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+NS = os.environ["NS"]
+IPC = os.environ.get("IPC") or os.path.join(os.environ["BENCH"], "ipc2023-learning")
+OUT = os.environ.get("OUT", "results/ipc23")
+LEVELS = os.environ.get("LEVELS", "easy medium hard").split()
+PROBLEMS = os.environ.get("PROBLEMS", "").split()  # e.g. "01 04 07"; empty: all
+TIME_LIMIT = float(os.environ.get("TIME_LIMIT", "60"))
+SOLVE_LIMIT = float(os.environ.get("SOLVE_LIMIT", "5"))
+TRAIN_EVERY = int(os.environ.get("TRAIN_EVERY", "1"))
+PLANNERS = os.environ.get("PLANNERS", "hwl gbfs lama").split()
+DOMAINS = sys.argv[1:] or sorted(d for d in os.listdir(IPC) if os.path.isdir(os.path.join(IPC, d)))
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, limit, cwd=None):
+    """Runs cmd; returns (exit code, CPU seconds of the child, stdout)."""
+    c0, w0 = child_cpu(), time.time()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           timeout=limit + 30)
+        rc, out = p.returncode, p.stdout
+    except subprocess.TimeoutExpired:
+        rc, out = 124, ""
+    cpu = child_cpu() - c0
+    return rc, cpu, out, time.time() - w0
+
+
+def fd_driver():
+    if os.environ.get("FD_DRIVER"):
+        return os.environ["FD_DRIVER"]
+    spec = importlib.util.find_spec("up_fast_downward")
+    if not spec:
+        return None
+    return os.path.join(list(spec.submodule_search_locations)[0], "downward", "fast-downward.py")
+
+
+def learn(dom, out):
+    model = os.path.join(out, "hwl.model")
+    if os.path.exists(model):
+        return model
+    train = os.path.join(out, "train")
+    os.makedirs(train, exist_ok=True)
+    probs = sorted(glob.glob(os.path.join(IPC, dom, "training", "easy", "*.pddl")))
+    for p in probs[::TRAIN_EVERY]:
+        link = os.path.join(train, os.path.basename(p))
+        if not os.path.exists(link):
+            os.symlink(p, link)
+    c0 = child_cpu()
+    with open(os.path.join(out, "learn.log"), "w") as log:
+        rc = subprocess.run([NS, "learn", os.path.join(IPC, dom, "domain.pddl"), train, "--model", "hwl",
+                             "--solve-time-limit", str(SOLVE_LIMIT), "-o", model], stderr=log).returncode
+    with open(os.path.join(out, "learn.json"), "w") as f:
+        json.dump({"rc": rc, "cpu": child_cpu() - c0, "problems": len(probs[::TRAIN_EVERY])}, f)
+    return model if rc == 0 else None
+
+
+def run_one(planner, dom, prob, model, out, driver):
+    dfile = os.path.join(IPC, dom, "domain.pddl")
+    plan = os.path.join(out, planner, os.path.basename(os.path.dirname(prob)) + "-" + os.path.basename(prob)[:-5]
+                        + ".plan")
+    os.makedirs(os.path.dirname(plan), exist_ok=True)
+    if os.path.exists(plan):
+        os.remove(plan)
+    T = str(TIME_LIMIT)
+    if planner == "hwl":
+        if not model:
+            return {"status": "no model"}
+        rc, cpu, _, wall = timed([NS, "plan", "--model", model, dfile, prob, "--time-limit", T, "--plan-file", plan],
+                                 TIME_LIMIT)
+    elif planner == "gbfs":
+        rc, cpu, _, wall = timed([NS, "solve", "--search", "gbfs", dfile, prob, "--time-limit", T,
+                                  "--memory-limit", "8000", "--plan-file", plan], TIME_LIMIT)
+    elif planner == "lama":
+        if not driver:
+            return {"status": "no fd"}
+        with tempfile.TemporaryDirectory() as tmp:
+            rc, cpu, _, wall = timed([sys.executable, driver, "--overall-time-limit", f"{TIME_LIMIT:g}s",
+                                      "--overall-memory-limit", "8000M", "--alias", "lama-first",
+                                      "--plan-file", plan, dfile, prob], TIME_LIMIT, cwd=tmp)
+    else:
+        raise SystemExit(f"ipc23: unknown planner {planner}")
+    r = {"rc": rc, "cpu": round(cpu, 3), "wall": round(wall, 3), "solved": False}
+    if os.path.exists(plan):
+        v = subprocess.run([NS, "validate", dfile, prob, plan, "--json"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        if v.returncode == 0:
+            try:
+                j = json.loads(v.stdout.strip().splitlines()[-1])
+                r["cost"] = j.get("cost", j.get("plan_cost"))
+            except (ValueError, IndexError):
+                r["cost"] = None
+            r["solved"] = r["cost"] is not None
+        else:
+            r["invalid"] = True
+    return r
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    bounds = json.load(open(os.path.join(IPC, "upper_bounds.json")))
+    driver = fd_driver() if "lama" in PLANNERS else None
+    rows = []
+    for dom in DOMAINS:
+        out = os.path.join(OUT, dom)
+        os.makedirs(out, exist_ok=True)
+        model = learn(dom, out) if "hwl" in PLANNERS else None
+        cache_file = os.path.join(out, "runs.jsonl")
+        cache = {}
+        if os.path.exists(cache_file):
+            for line in open(cache_file):
+                j = json.loads(line)
+                cache[(j["planner"], j["problem"], j["time_limit"])] = j
+        with open(cache_file, "a") as cf:
+            for level in LEVELS:
+                probs = sorted(glob.glob(os.path.join(IPC, dom, "testing", level, "p*.pddl")))
+                if PROBLEMS:
+                    probs = [p for p in probs if os.path.basename(p)[1:-5] in PROBLEMS]
+                for prob in probs:
+                    key_prob = os.path.relpath(prob, IPC)
+                    for planner in PLANNERS:
+                        k = (planner, key_prob, TIME_LIMIT)
+                        if k not in cache:
+                            r = run_one(planner, dom, prob, model, out, driver)
+                            r.update({"planner": planner, "problem": key_prob, "time_limit": TIME_LIMIT,
+                                      "domain": dom, "level": level})
+                            cache[k] = r
+                            cf.write(json.dumps(r) + "\n")
+                            cf.flush()
+                            if sys.stderr.isatty():
+                                print(f"\r{dom} {level} {os.path.basename(prob)} {planner}: "
+                                      f"{'solved' if r.get('solved') else 'unsolved'}   ", end="", file=sys.stderr)
+                        r = dict(cache[k])
+                        best = bounds.get(key_prob)
+                        r["quality"] = (min(1.0, best / r["cost"]) if r.get("solved") and best and r["cost"]
+                                        else (1.0 if r.get("solved") and r.get("cost") == 0 else 0.0))
+                        rows.append(r)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    table(rows)
+
+
+def table(rows):
+    planners = [p for p in PLANNERS if any(r["planner"] == p and "rc" in r for r in rows)]
+    doms = sorted({r["domain"] for r in rows})
+    agg = {}
+    for r in rows:
+        a = agg.setdefault((r["domain"], r["level"], r["planner"]), {"n": 0, "solved": 0, "quality": 0.0, "cpu": 0.0})
+        a["n"] += 1
+        a["solved"] += bool(r.get("solved"))
+        a["quality"] += r["quality"]
+        a["cpu"] += r.get("cpu", 0.0) if r.get("solved") else 0.0
+    lines = [f"# IPC 2023 Learning Track — nextstate ({TIME_LIMIT:g} s per problem, CPU)", "",
+             f"Trained on training/easy (every {TRAIN_EVERY}; A*-LM-cut {SOLVE_LIMIT:g} s, else GBFS-h^FF). "
+             "Coverage (solved / problems) and IPC quality score (sum of C_best / C) per domain and level.", ""]
+    head = "| domain | level | problems | " + " | ".join(f"{p} cov | {p} quality" for p in planners) + " |"
+    lines += [head, "|" + "---|" * (3 + 2 * len(planners))]
+    total = {p: [0, 0.0] for p in planners}
+    n_total = 0
+    for d in doms:
+        for lv in LEVELS:
+            cells = [agg.get((d, lv, p)) for p in planners]
+            if not any(cells):
+                continue
+            n = max(c["n"] for c in cells if c)
+            n_total += n
+            row = f"| {d} | {lv} | {n} |"
+            for p, c in zip(planners, cells):
+                c = c or {"solved": 0, "quality": 0.0}
+                total[p][0] += c["solved"]
+                total[p][1] += c["quality"]
+                row += f" {c['solved']} | {c['quality']:.1f} |"
+            lines.append(row)
+    lines.append(f"| **total** | | {n_total} |" + "".join(f" **{total[p][0]}** | **{total[p][1]:.1f}** |"
+                                                        for p in planners))
+    learn_info = []
+    for d in doms:
+        f = os.path.join(OUT, d, "learn.json")
+        if os.path.exists(f):
+            j = json.load(open(f))
+            learn_info.append(f"{d} {j['cpu']:.0f} s ({j['problems']} problems)")
+    if learn_info:
+        lines += ["", "Learning (CPU, solving the training problems included): " + ", ".join(learn_info) + "."]
+    md = "\n".join(lines) + "\n"
+    with open(os.path.join(OUT, "ipc23.md"), "w") as f:
+        f.write(md)
+    with open(os.path.join(OUT, "ipc23.json"), "w") as f:
+        json.dump({"time_limit": TIME_LIMIT, "rows": rows}, f, indent=1)
+    with open(os.path.join(OUT, "ipc23.csv"), "w") as f:
+        f.write("domain,level,problem,planner,solved,cost,quality,cpu\n")
+        for r in rows:
+            f.write(f"{r['domain']},{r['level']},{r['problem']},{r['planner']},{int(bool(r.get('solved')))},"
+                    f"{r.get('cost', '')},{r['quality']:.4f},{r.get('cpu', '')}\n")
+    print(md, end="")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(max(6, len(doms) * 0.9), 3.5))
+    w = 0.8 / max(1, len(planners))
+    for i, p in enumerate(planners):
+        ys = [sum(agg.get((d, lv, p), {"solved": 0})["solved"] for lv in LEVELS) for d in doms]
+        ax.bar([x + i * w for x in range(len(doms))], ys, w, label=p)
+    ax.set_xticks([x + 0.4 - w / 2 for x in range(len(doms))])
+    ax.set_xticklabels(doms, rotation=30, ha="right")
+    ax.set_ylabel("problems solved")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(OUT, "ipc23.png"), dpi=120)
+
+
+if __name__ == "__main__":
+    main()
