@@ -37,17 +37,18 @@ done
 printf '(pick-up b)\n(stack b c)\n(pick-up a)\n(stack a b)\n; cost = 4 (unit cost)\n' >"$(c fuzz_plan)/ok"
 printf '(pick-up a)\n(stack a b)\n' >"$(c fuzz_plan)/bad"
 printf '(unstack a b)\n(put-down a)\n' >"$(c fuzz_plan)/inapp"
-# a dataset, a split, a world checkpoint and progress models
+# a dataset, a split, a world checkpoint, progress models and a learned heuristic
 "$NS" data build domains/ferry/domain.pddl "$W/p/f1.pddl" "$W/p/f2.pddl" -o "$W/ds" --plans 4 --quiet
 "$NS" split interpolation "$W/ds" -o "$W/sp" --pool-size 8 --seed 1 >/dev/null 2>&1 || true
 "$NS" train "$W/sp" --epochs 1 --batch 16 --hidden 16 --quiet -o "$W/w.ckpt" >/dev/null 2>&1 || true
 "$NS" learn domains/blocksworld/domain.pddl "$W/p" --hidden 8 --epochs 1 -o "$W/l.model" --quiet >/dev/null 2>&1 || true
 "$NS" learn domains/blocksworld/domain.pddl "$W/p" --model xgb -o "$W/x.model" --quiet >/dev/null 2>&1 || true
+"$NS" learn domains/blocksworld/domain.pddl "$W/p" --model hwl -o "$W/h.model" --quiet >/dev/null 2>&1 || true
 for f in "$W"/ds/*.npy "$W"/sp/*.npy; do [ -f "$f" ] && cp "$f" "$(c fuzz_npy)/"; done
 for f in "$W/ds/manifest.json" "$W/sp/split.json"; do [ -f "$f" ] && cp "$f" "$(c fuzz_json)/"; done
 cp "$W/ds/manifest.json" "$(c fuzz_manifest)/"
 [ -f "$W/w.ckpt" ] && cp "$W/w.ckpt" "$(c fuzz_world)/"
-for f in "$W/l.model" "$W/x.model"; do [ -f "$f" ] && cp "$f" "$(c fuzz_predictor)/"; done
+for f in "$W/l.model" "$W/x.model" "$W/h.model"; do [ -f "$f" ] && cp "$f" "$(c fuzz_predictor)/"; done
 c fuzz_world >/dev/null; c fuzz_predictor >/dev/null
 h='{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[2,1],"data_offsets":[8,12]}}'
 { printf "\\x$(printf %02x ${#h})\\0\\0\\0\\0\\0\\0\\0"; printf '%s' "$h"; head -c 12 /dev/zero; } >"$(c fuzz_safetensors)/s"
