@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include "nextstate/util/npy.h"
+#include "nextstate/util/util.h"
 
-static const char *fuzz_path(const char *name)
+static inline const char *fuzz_path(const char *name)
 {
     static char path[512];
     if (!path[0]) {
@@ -21,7 +23,7 @@ static const char *fuzz_path(const char *name)
 /* Writes data to path; with fix_crc, the last 4 bytes become the CRC-32 of
  * the rest (as nextstate's checkpoints end), so mutations reach the parser
  * behind the checksum. */
-static int fuzz_write(const char *path, const uint8_t *data, size_t size, int fix_crc)
+static inline int fuzz_write(const char *path, const uint8_t *data, size_t size, int fix_crc)
 {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
@@ -35,5 +37,28 @@ static int fuzz_write(const char *path, const uint8_t *data, size_t size, int fi
     }
     fclose(f);
     return 0;
+}
+/* Copies the .npy files of the folder named by environment variable env
+ * into dir (once per process, before the first input). */
+static inline void fuzz_copy_arrays(const char *env, const char *dir)
+{
+    const char *src = getenv(env);
+    DIR *d = src ? opendir(src) : NULL;
+    if (!d) return;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        size_t n = strlen(ent->d_name);
+        if (n < 5 || strcmp(ent->d_name + n - 4, ".npy") != 0) continue;
+        char a[1024], b[1024];
+        snprintf(a, sizeof a, "%s/%s", src, ent->d_name);
+        snprintf(b, sizeof b, "%s/%s", dir, ent->d_name);
+        char *buf;
+        size_t len;
+        ns_error e;
+        if (ns_read_file(a, &buf, &len, &e) != NS_OK) continue;
+        (void)ns_write_file_atomic(b, buf, len, &e);
+        free(buf);
+    }
+    closedir(d);
 }
 #endif

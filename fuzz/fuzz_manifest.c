@@ -5,34 +5,10 @@
  * then sealed (ns_json_seal), so the mutations also reach the parser and
  * the cross-checks behind the seal. */
 #include <stdint.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include "fuzz_file.h"
 #include "nextstate/data/dataset.h"
 #include "nextstate/util/json.h"
-#include "nextstate/util/util.h"
-
-static void copy_arrays(const char *dir)
-{
-    const char *src = getenv("NS_FUZZ_DATASET");
-    DIR *d = src ? opendir(src) : NULL;
-    if (!d) return;
-    struct dirent *ent;
-    while ((ent = readdir(d)) != NULL) {
-        size_t n = strlen(ent->d_name);
-        if (n < 5 || strcmp(ent->d_name + n - 4, ".npy") != 0) continue;
-        char a[1024], b[1024];
-        snprintf(a, sizeof a, "%s/%s", src, ent->d_name);
-        snprintf(b, sizeof b, "%s/%s", dir, ent->d_name);
-        char *buf;
-        size_t len;
-        ns_error e;
-        if (ns_read_file(a, &buf, &len, &e) != NS_OK) continue;
-        (void)ns_write_file_atomic(b, buf, len, &e);
-        free(buf);
-    }
-    closedir(d);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!dir[0]) {
         snprintf(dir, sizeof dir, "%s", fuzz_path("ds"));
         mkdir(dir, 0755);
-        copy_arrays(dir);
+        fuzz_copy_arrays("NS_FUZZ_DATASET", dir);
     }
     char path[600];
     snprintf(path, sizeof path, "%s/manifest.json", dir);

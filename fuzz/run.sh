@@ -47,14 +47,15 @@ printf '(unstack a b)\n(put-down a)\n' >"$(c fuzz_plan)/inapp"
 for f in "$W"/ds/*.npy "$W"/sp/*.npy; do [ -f "$f" ] && cp "$f" "$(c fuzz_npy)/"; done
 for f in "$W/ds/manifest.json" "$W/sp/split.json"; do [ -f "$f" ] && cp "$f" "$(c fuzz_json)/"; done
 cp "$W/ds/manifest.json" "$(c fuzz_manifest)/"
+[ -f "$W/sp/split.json" ] && cp "$W/sp/split.json" "$(c fuzz_split)/"
 [ -f "$W/w.ckpt" ] && cp "$W/w.ckpt" "$(c fuzz_world)/"
 for f in "$W/l.model" "$W/x.model" "$W/h.model"; do [ -f "$f" ] && cp "$f" "$(c fuzz_predictor)/"; done
-c fuzz_world >/dev/null; c fuzz_predictor >/dev/null
+c fuzz_world >/dev/null; c fuzz_predictor >/dev/null; c fuzz_split >/dev/null
 h='{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[2,1],"data_offsets":[8,12]}}'
 { printf "\\x$(printf %02x ${#h})\\0\\0\\0\\0\\0\\0\\0"; printf '%s' "$h"; head -c 12 /dev/zero; } >"$(c fuzz_safetensors)/s"
-export NS_FUZZ_DATASET=$W/ds
+export NS_FUZZ_DATASET=$W/ds NS_FUZZ_SPLIT=$W/sp
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_pddl fuzz_plan fuzz_npy fuzz_json fuzz_safetensors fuzz_world fuzz_predictor fuzz_manifest)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_pddl fuzz_plan fuzz_npy fuzz_json fuzz_safetensors fuzz_world fuzz_predictor fuzz_manifest fuzz_split)
 status=0
 for t in "${targets[@]}"; do
     mkdir -p "$W/art/$t"
