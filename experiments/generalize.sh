@@ -7,8 +7,11 @@
 # every plan, and compare plan lengths with GBFS-h^FF.
 #
 #   experiments/generalize.sh [DOMAIN…] (default: blocksworld gripper visitall logistics)
+# With HWL=1 (the default) a learned WL heuristic (`learn --model hwl`, ridge
+# regression of h*) is fitted on the same problems and planned with as well
+# (GBFS on it, h^FF's helpful actions preferred): column hwl.
 # Environment: OUT (results/generalize), CONFIG (wl-xgb-delta), TIME_LIMIT (10),
-#   ALGOS ("beam search guided"), BUILD (build).  Writes OUT/results.md,
+#   ALGOS ("beam search guided"), HWL (1), BUILD (build).  Writes OUT/results.md,
 #   OUT/results.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +19,9 @@ OUT=${OUT:-results/generalize}
 CONFIG=${CONFIG:-wl-xgb-delta}
 TL=${TIME_LIMIT:-10}
 ALGOS=${ALGOS:-beam search guided}
+HWL=${HWL:-1}
+COLUMNS=$ALGOS
+[ "$HWL" = 0 ] || COLUMNS="$COLUMNS hwl"
 IFS=- read -r ENC MODEL MODE <<<"$CONFIG"
 DOMAINS=("$@")
 [ ${#DOMAINS[@]} -gt 0 ] || DOMAINS=(blocksworld gripper visitall logistics)
@@ -62,34 +68,38 @@ for d in "${DOMAINS[@]}"; do
     gen_set "$d" "$OUT/$d/test" 300 $TEST
     "$NS" learn "$dom" "$OUT/$d/train" --val "$OUT/$d/val" --encoder "$ENC" --model "$MODEL" --mode "$MODE" \
         --seed 13 -o "$OUT/$d/model" --json --quiet >"$OUT/$d/learn.json"
+    [ "$HWL" = 0 ] || "$NS" learn "$dom" "$OUT/$d/train" --model hwl -o "$OUT/$d/hwl.model" --json --quiet \
+        >"$OUT/$d/learn_hwl.json"
     for p in "$OUT/$d/test"/*.pddl; do
         stem=$(basename "$p" .pddl)
         "$NS" solve "$dom" "$p" --search gbfs --time-limit "$TL" --plan-file "$OUT/$d/$stem.gbfs.plan" --json \
             >"$OUT/$d/$stem.gbfs.json" 2>/dev/null || true
         g=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["plan_length"], j["seconds"])' \
             "$OUT/$d/$stem.gbfs.json")
-        for algo in $ALGOS; do
-            "$NS" plan --model "$OUT/$d/model" "$dom" "$p" --algo "$algo" --time-limit "$TL" \
+        for algo in $COLUMNS; do
+            if [ "$algo" = hwl ]; then model=$OUT/$d/hwl.model; opts=(); else model=$OUT/$d/model; opts=(--algo "$algo"); fi
+            "$NS" plan --model "$model" "$dom" "$p" "${opts[@]}" --time-limit "$TL" \
                 --plan-file "$OUT/$d/$stem.$algo.plan" --json >"$OUT/$d/$stem.$algo.json" 2>/dev/null || true
             valid=no
             if [ -f "$OUT/$d/$stem.$algo.plan" ] &&
                 "$NS" validate "$dom" "$p" "$OUT/$d/$stem.$algo.plan" >/dev/null 2>&1; then valid=yes; fi
-            python3 - "$OUT/$d/$stem.$algo.json" "$d" "$stem" "$valid" $g >>"$OUT/results.csv" <<'EOF'
+            python3 - "$OUT/$d/$stem.$algo.json" "$d" "$stem" "$valid" $g "$algo" >>"$OUT/results.csv" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(f"{sys.argv[2]},{sys.argv[3]},{j['objects']},{j['algo']},{j['status']},{j['plan_length']},"
+print(f"{sys.argv[2]},{sys.argv[3]},{j['objects']},{sys.argv[7]},{j['status']},{j['plan_length']},"
       f"{j['seconds']:.3f},{sys.argv[4]},{sys.argv[5]},{float(sys.argv[6]):.3f}")
 EOF
         done
     done
 done
 
-python3 - "$OUT" "$CONFIG" "$TL" $ALGOS <<'EOF' | tee "$OUT/results.md"
+python3 - "$OUT" "$CONFIG" "$TL" $COLUMNS <<'EOF' | tee "$OUT/results.md"
 import csv, json, os, sys
 out, config, tl, algos = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
 desc = {"beam": "the first paper's decoder (width 3)", "search": "regret best-first search over the model's costs",
-        "restart": "beams widened until solved", "guided": "GBFS-hFF taking the model's choice among helpful actions"}
+        "restart": "beams widened until solved", "guided": "GBFS-hFF taking the model's choice among helpful actions",
+        "hwl": "GBFS on a learned WL heuristic (ridge regression of h*), hFF's helpful actions preferred"}
 print(f"## Learned planner ({config}) on generated problems larger than any seen in training")
 print()
 print(f"Trained on 4–8 small problems per domain (optimal plans by A*-LM-cut); {tl} s per problem; every plan checked")
@@ -121,5 +131,11 @@ print("Solved: " + ", ".join(f"{x} {tot[x]}/{n}" for x in algos) + ".")
 for d in sorted({k[0] for k in by}):
     j = json.load(open(os.path.join(out, d, "learn.json")))
     print(f"- {d}: {j['train_problems']} training problems ({j['train_rows']} transitions), D = {j['dim']}, "
-          f"trained in {j['seconds']:.1f} s")
+          f"trained in {j['seconds']:.1f} s", end="")
+    h = os.path.join(out, d, "learn_hwl.json")
+    if os.path.exists(h):
+        h = json.load(open(h))
+        print(f"; hwl: D = {h['dim']}, {h['train_rows']} states, h* RMSE {h['train_rmse']:.2f}, fitted in "
+              f"{h['seconds']:.2f} s", end="")
+    print()
 EOF
