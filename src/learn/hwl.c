@@ -140,40 +140,169 @@ ns_status ns_hwl_rmse(const ns_hwl *h, const ns_trajset *s, double *rmse, ns_err
     return st;
 }
 
+/* The training rows kept sparse (for the dual solve): row r's nonzero
+ * feature ids idx[ptr[r] … ptr[r+1]) ascending, their values, and y[r]. */
+typedef struct sparse_rows {
+    long n, cap, nnz, nnz_cap;
+    long *ptr;
+    int *idx;
+    float *val;
+    double *y;
+    int dim;
+} sparse_rows;
+
+static void keep_row(void *ctx, const float *phi, double y)
+{
+    sparse_rows *r = ctx;
+    if (r->n + 1 >= r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 256;
+        r->ptr = ns_xrealloc(r->ptr, (size_t)(r->cap + 1) * sizeof(long));
+        r->y = ns_xrealloc(r->y, (size_t)r->cap * sizeof(double));
+    }
+    if (r->n == 0) r->ptr[0] = 0;
+    for (int j = 0; j < r->dim; j++) {
+        if (phi[j] == 0) continue;
+        if (r->nnz == r->nnz_cap) {
+            r->nnz_cap = r->nnz_cap ? 2 * r->nnz_cap : 4096;
+            r->idx = ns_xrealloc(r->idx, (size_t)r->nnz_cap * sizeof(int));
+            r->val = ns_xrealloc(r->val, (size_t)r->nnz_cap * sizeof(float));
+        }
+        r->idx[r->nnz] = j;
+        r->val[r->nnz++] = phi[j];
+    }
+    r->y[r->n++] = y;
+    r->ptr[r->n] = r->nnz;
+}
+
+static double sparse_dot(const sparse_rows *r, long a, long b)
+{
+    double v = 0;
+    long i = r->ptr[a], j = r->ptr[b];
+    while (i < r->ptr[a + 1] && j < r->ptr[b + 1]) {
+        if (r->idx[i] < r->idx[j]) i++;
+        else if (r->idx[i] > r->idx[j]) j++;
+        else v += (double)r->val[i++] * r->val[j++];
+    }
+    return v;
+}
+
+/* Ridge regression with the bias unpenalised in the dual (N rows, K = X Xᵀ):
+ * with centred rows and targets, (H K H + λI) α = y − ȳ gives Σα = 0, so
+ * w = Xᵀα and b = ȳ − w·x̄.  N² memory instead of D²: the choice when the
+ * features outnumber the states.  w has room for dim + 1. */
+static bool solve_dual(const sparse_rows *r, double lambda, float *w)
+{
+    long N = r->n;
+    double *k = ns_xcalloc((size_t)N * (size_t)N, sizeof(double));
+    double *mean = ns_xcalloc((size_t)N, sizeof(double));
+    double all = 0, ybar = 0;
+    for (long i = 0; i < N; i++)
+        for (long j = 0; j <= i; j++) k[(size_t)i * (size_t)N + (size_t)j] = sparse_dot(r, i, j);
+    for (long i = 0; i < N; i++) {
+        for (long j = 0; j < N; j++) mean[i] += i >= j ? k[(size_t)i * (size_t)N + (size_t)j] : k[(size_t)j * (size_t)N + (size_t)i];
+        mean[i] /= (double)N;
+        all += mean[i] / (double)N;
+        ybar += r->y[i] / (double)N;
+    }
+    double *alpha = ns_xcalloc((size_t)N, sizeof(double));
+    for (long i = 0; i < N; i++) {
+        alpha[i] = r->y[i] - ybar;
+        for (long j = 0; j <= i; j++) k[(size_t)i * (size_t)N + (size_t)j] += all - mean[i] - mean[j] + (i == j ? lambda : 0);
+    }
+    bool ok = cholesky_solve(k, alpha, (int)N);
+    if (ok) {
+        double *wd = ns_xcalloc((size_t)r->dim, sizeof(double)), *xbar = ns_xcalloc((size_t)r->dim, sizeof(double));
+        for (long i = 0; i < N; i++)
+            for (long q = r->ptr[i]; q < r->ptr[i + 1]; q++) {
+                wd[r->idx[q]] += alpha[i] * r->val[q];
+                xbar[r->idx[q]] += r->val[q] / (double)N;
+            }
+        double b = ybar;
+        for (int j = 0; j < r->dim; j++) {
+            w[j] = (float)wd[j];
+            b -= wd[j] * xbar[j];
+        }
+        w[r->dim] = (float)b;
+        free(wd);
+        free(xbar);
+    }
+    free(alpha);
+    free(mean);
+    free(k);
+    return ok;
+}
+
+/* Ridge regression in the primal: the normal equations of [φ, 1], (D+1)²
+ * memory.  w has room for dim + 1. */
+static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double lambda, float *w, long *rows,
+                              ns_error *err)
+{
+    normal_eq q = {h->dim + 1, NULL, NULL, NULL, 0};
+    q.a = ns_xcalloc((size_t)q.n * (size_t)q.n, sizeof(double));
+    q.b = ns_xcalloc((size_t)q.n, sizeof(double));
+    q.nz = ns_xcalloc((size_t)q.n, sizeof(int));
+    float *phi = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
+    ns_status st = each_state(&h->enc, train, phi, accumulate, &q, err);
+    if (st == NS_OK) {
+        /* λ on the weights; a tiny ridge on the bias keeps A definite when
+           λ = 0 and a feature is constant */
+        for (int j = 0; j < q.n; j++) q.a[(size_t)j * (size_t)q.n + (size_t)j] += j < h->dim ? lambda : 1e-9;
+        if (!cholesky_solve(q.a, q.b, q.n))
+            st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                              "the normal equations are singular (give the ridge penalty a positive value)");
+    }
+    if (st == NS_OK)
+        for (int j = 0; j < q.n; j++) w[j] = (float)q.b[j];
+    *rows = q.rows;
+    free(phi);
+    free(q.a);
+    free(q.b);
+    free(q.nz);
+    return st;
+}
+
+/* The largest system solved exactly: min(D + 1, N)² doubles. */
+#define HWL_MAX_SYSTEM 16384
+
 ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c, ns_error *err)
 {
     memset(h, 0, sizeof *h);
-    if (ns_trajset_states(train) < 1) return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "no training state");
+    long N = ns_trajset_states(train);
+    if (N < 1) return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "no training state");
     if (!(c->lambda >= 0)) return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "the ridge penalty must be ≥ 0");
     ns_status st = ns_encoder_spec_fit_wl(&h->enc, train, c->iterations, c->statics, err);
     if (st != NS_OK) return st;
     h->dim = ns_encoder_spec_dim(&h->enc);
     h->lambda = c->lambda;
     h->problems = train->n;
-    normal_eq q = {h->dim + 1, NULL, NULL, NULL, 0};
-    q.a = ns_xcalloc((size_t)q.n * (size_t)q.n, sizeof(double));
-    q.b = ns_xcalloc((size_t)q.n, sizeof(double));
-    q.nz = ns_xcalloc((size_t)q.n, sizeof(int));
-    float *phi = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
-    st = each_state(&h->enc, train, phi, accumulate, &q, err);
-    if (st == NS_OK) {
-        /* λ on the weights; a tiny ridge on the bias keeps A definite when
-           λ = 0 and a feature is constant */
-        for (int j = 0; j < q.n; j++) q.a[(size_t)j * (size_t)q.n + (size_t)j] += j < h->dim ? c->lambda : 1e-9;
-        if (!cholesky_solve(q.a, q.b, q.n))
-            st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
-                              "the normal equations are singular (give the ridge penalty a positive value)");
+    bool dual = c->lambda > 0 && N < (long)h->dim + 1;
+    long n = dual ? N : (long)h->dim + 1;
+    if (n > HWL_MAX_SYSTEM) {
+        st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                          "%ld training states and %d WL features: a ridge system of %ld unknowns is more than %d "
+                          "(fewer training problems or WL iterations)",
+                          N, h->dim, n, HWL_MAX_SYSTEM);
+        ns_hwl_free(h);
+        return st;
     }
-    if (st == NS_OK) {
-        h->rows = q.rows;
-        h->w = ns_xcalloc((size_t)q.n, sizeof(float));
-        for (int j = 0; j < q.n; j++) h->w[j] = (float)q.b[j];
-        st = ns_hwl_rmse(h, train, &h->rmse, err);
+    h->w = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
+    if (dual) {
+        sparse_rows r = {0};
+        r.dim = h->dim;
+        float *phi = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
+        st = each_state(&h->enc, train, phi, keep_row, &r, err);
+        if (st == NS_OK && !solve_dual(&r, c->lambda, h->w))
+            st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the ridge system is singular");
+        h->rows = r.n;
+        free(phi);
+        free(r.ptr);
+        free(r.idx);
+        free(r.val);
+        free(r.y);
+    } else {
+        st = solve_primal(h, train, c->lambda, h->w, &h->rows, err);
     }
-    free(phi);
-    free(q.a);
-    free(q.b);
-    free(q.nz);
+    if (st == NS_OK) st = ns_hwl_rmse(h, train, &h->rmse, err);
     if (st != NS_OK) ns_hwl_free(h);
     return st;
 }
