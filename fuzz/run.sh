@@ -41,7 +41,7 @@ printf '(unstack a b)\n(put-down a)\n' >"$(c fuzz_plan)/inapp"
 "$NS" data build domains/ferry/domain.pddl "$W/p/f1.pddl" "$W/p/f2.pddl" -o "$W/ds" --plans 4 --quiet
 "$NS" split interpolation "$W/ds" -o "$W/sp" --pool-size 8 --seed 1 >/dev/null 2>&1 || true
 "$NS" train "$W/sp" --epochs 1 --batch 16 --hidden 16 --quiet -o "$W/w.ckpt" >/dev/null 2>&1 || true
-"$NS" learn domains/blocksworld/domain.pddl "$W/p" --hidden 8 --epochs 1 -o "$W/l.model" --quiet >/dev/null 2>&1 || true
+"$NS" learn domains/blocksworld/domain.pddl "$W/p" --model lstm --hidden 8 --epochs 1 -o "$W/l.model" --quiet >/dev/null 2>&1 || true
 "$NS" learn domains/blocksworld/domain.pddl "$W/p" --model xgb -o "$W/x.model" --quiet >/dev/null 2>&1 || true
 "$NS" learn domains/blocksworld/domain.pddl "$W/p" --model hwl -o "$W/h.model" --quiet >/dev/null 2>&1 || true
 for f in "$W"/ds/*.npy "$W"/sp/*.npy; do [ -f "$f" ] && cp "$f" "$(c fuzz_npy)/"; done

@@ -56,7 +56,7 @@ int cmd_learn(int argc, char **argv)
     bool optimal_only = false;
     ns_predictor_config c;
     ns_predictor_config_init(&c);
-    bool hwl = false;
+    bool hwl = true; /* the default: the best learned planner we have (README) */
     ns_hwl_config hc;
     ns_hwl_config_init(&hc);
     for (int i = 1; i < argc; i++) {
@@ -120,6 +120,8 @@ int cmd_learn(int argc, char **argv)
     }
     if (npos != 2 || !out) return cli_usage("learn", "expects DOMAIN TRAIN_PROBLEMS_DIR -o MODEL");
     if (val_plans && !val_dir) return cli_usage("learn", "--val-plans needs --val");
+    if (hwl && enc != NS_ENCODER_WL)
+        return cli_usage("learn", "the learned heuristic (hwl, the default) reads WL features; FSF needs --model lstm or xgb");
     c.progress = !quiet && isatty(2);
 
     ns_error err;

@@ -154,23 +154,24 @@ static const command commands[] = {
      "  fields as `nextstate eval` (random and worst-case ties); --json adds schemas and disagreements."},
     {"learn", cmd_learn, "train a next-state model (LSTM / XGBoost on WL / FSF) or a learned WL heuristic on expert plans",
      "nextstate learn DOMAIN TRAIN_PROBLEMS_DIR -o MODEL [--plans DIR] [--val DIR [--val-plans DIR]]\n"
-     "                [--encoder wl|fsf] [--model lstm|xgb|hwl] [--mode state|delta] [--seed S] [--json] [--quiet]\n"
+     "                [--model hwl|lstm|xgb] [--encoder wl|fsf] [--mode state|delta] [--seed S] [--json] [--quiet]\n"
      "                [--iterations L] [--statics in|out] [--max-objects N]            (encoder)\n"
      "                [--epochs N] [--hidden H] [--layers L] [--lr X] [--batch B]         (LSTM)\n"
      "                [--rounds N] [--depth D] [--threads T]                              (XGBoost)\n"
      "                [--lambda X]                                                        (hwl)\n"
-     "  The first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state mode,\n"
+     "  Default (hwl, the best learned planner we have): a learned heuristic, h(s) = w . phi(s) + b on WL\n"
+     "  features of the state and goal, fitted by ridge regression (--lambda, default 1) of the\n"
+     "  cost-to-go along the training plans (WL-GOOSE); `plan` runs GBFS on it.\n"
+     "  lstm, xgb: the first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state mode,\n"
      "  1 - cosine) or the change (delta mode, squared error).  Trajectories follow DIR/X.plan for every\n"
      "  problem X.pddl of the folder that has one (--plans), else an optimal plan found by A*-LM-cut\n"
      "  (--solve-time-limit S, default 60, --solve-memory-limit MB, default 4096, per problem); past the\n"
      "  limits GBFS-h^FF's plan in the same limits, and a problem neither solves is skipped (said on\n"
      "  stderr; --optimal-only: both are errors).  The WL vocabulary is fitted on the training\n"
      "  states (2 iterations, statics in); FSF slots default to the largest training/validation problem.\n"
-     "  Defaults as the paper: wl, lstm 2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13;\n"
+     "  Their defaults as the paper: wl, 2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13;\n"
      "  XGBoost depth 8, eta 0.1, up to 1000 rounds, early stopping after 10 on validation.\n"
-     "  The model file keeps the epoch (LSTM) or round (XGBoost) with the least validation loss.\n"
-     "  hwl: a learned heuristic, h(s) = w . phi(s) + b on WL features of the state and goal, fitted by\n"
-     "  ridge regression (--lambda, default 1) of the cost-to-go along the training plans (WL-GOOSE)."},
+     "  The model file keeps the epoch (LSTM) or round (XGBoost) with the least validation loss."},
     {"plan", cmd_plan, "plan with a learned next-state model (beam decoding or model-guided search)",
      "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided] [--width W]\n"
      "               [--max-steps N] [--time-limit S] [--plan-file FILE | --plan-dir DIR] [--json]\n"

@@ -31,7 +31,7 @@ for r in 1 2; do
     expect_exit 0 "$NS" train "$TMP/sp1" -o "$TMP/w$r.ckpt" --seed 7 --epochs 3 --batch 16 --hidden 32 --quiet
 done
 same "train checkpoint" "$TMP/w1.ckpt" "$TMP/w2.ckpt"
-for m in lstm xgb; do
+for m in lstm xgb hwl; do
     for r in 1 2; do
         expect_exit 0 "$NS" learn "$D" "$TMP/p" --model $m --seed 11 --epochs 2 --hidden 8 -o "$TMP/$m$r.model" --quiet
     done

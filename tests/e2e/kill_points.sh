@@ -72,7 +72,7 @@ points train "$TMP/w" "$TMP/w.old" "$TMP/w.new" "$NS" eval "$TMP/sp.new" "$TMP/w
 rm_stale
 # learn (XGBoost, LSTM)
 expect_exit 0 "$NS" gen ferry --seed 9 --cars 3 --locations 3 -o "$TMP/big.pddl"
-for m in xgb lstm; do
+for m in xgb lstm hwl; do
     L=(--model $m --rounds 5 --epochs 1 --hidden 8 --quiet)
     expect_exit 0 "$NS" learn "$D" "$TMP/p" -o "$TMP/$m.old" --seed 1 "${L[@]}"
     expect_exit 0 "$NS" learn "$D" "$TMP/q" -o "$TMP/$m.new" --seed 2 "${L[@]}"

@@ -11,7 +11,7 @@ for s in 9 10; do expect_exit 0 "$NS" gen blocksworld --seed $s --blocks 12 -o "
 
 expect_exit 0 "$NS" learn "$D" "$TMP/train" --val "$TMP/val" --model xgb --mode delta -o "$TMP/x.model" --json
 grep -q '"model": "xgb", "mode": "delta", "encoder": "wl"' "$TMP/out" || fail "learn --json: $(cat "$TMP/out")"
-expect_exit 0 "$NS" learn "$D" "$TMP/train" --val "$TMP/val" --hidden 16 --epochs 20 -o "$TMP/l.model" --quiet
+expect_exit 0 "$NS" learn "$D" "$TMP/train" --val "$TMP/val" --model lstm --hidden 16 --epochs 20 -o "$TMP/l.model" --quiet
 [ -s "$TMP/l.model" ] || fail "no LSTM model written"
 
 for algo in search guided; do
