@@ -1,0 +1,188 @@
+/* test_dataset_enc.c — ns_encode_run (dataset_enc.h), `nextstate encode` as a
+ * library call, on a generated ferry dataset saved to disk: a fitted WL
+ * vocabulary gives one dense row per state and one goal row per problem, the
+ * same rows again as CSR and again from the saved vocabulary; the lifted
+ * action rows number the applicable pairs and carry the state-action mark;
+ * FSF rows have the configured width; iterations above the vocabulary's are
+ * a usage error without a file; notes are said only when asked for. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "nextstate/core/gen.h"
+#include "nextstate/data/dataset.h"
+#include "nextstate/encode/dataset_enc.h"
+#include "nextstate/util/csr.h"
+#include "nextstate/util/npy.h"
+#include "test.h"
+
+static char tmpdir[256], dsdir[300];
+static ns_dataset DS;
+static bool have_ds;
+
+static bool build(void)
+{
+    ns_error e;
+    enum { NP = 3 };
+    char *paths[NP];
+    bool ok = true;
+    for (int i = 0; i < NP; i++) {
+        ns_buf b;
+        ns_buf_init(&b);
+        char name[32];
+        snprintf(name, sizeof name, "p%d", i);
+        ns_gen_arg a[1] = {{"cars", 2 + i % 2}};
+        ok = ok && ns_gen_problem("ferry", a, 1, (uint64_t)i + 5, name, &b, &e) == NS_OK;
+        paths[i] = malloc(512);
+        snprintf(paths[i], 512, "%s/%s.pddl", tmpdir, name);
+        if (ok) ok = ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK;
+        ns_buf_free(&b);
+    }
+    ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 4, 7, 0, false, false};
+    if (ok) ok = ns_dataset_build(&DS, "domains/ferry/domain.pddl", (const char *const *)paths, NP, &o, &e) == NS_OK;
+    snprintf(dsdir, sizeof dsdir, "%s/ds", tmpdir);
+    if (ok) ok = ns_dataset_save(&DS, dsdir, &e) == NS_OK;
+    for (int i = 0; i < NP; i++) free(paths[i]);
+    if (!ok) printf("  building the dataset: %s\n", e.msg);
+    return ok;
+}
+
+static int nnotes;
+static char last_note[1024];
+static void count_note(void *ctx, const char *line)
+{
+    (void)ctx;
+    nnotes++;
+    snprintf(last_note, sizeof last_note, "%s", line);
+}
+
+static char *path(const char *name)
+{
+    static char p[8][512];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(p[k], sizeof p[k], "%s/%s", tmpdir, name);
+    return p[k];
+}
+
+static bool read_f32(const char *file, ns_array *a)
+{
+    ns_error e;
+    return ns_npy_read(file, a, NULL, &e) == NS_OK && a->dtype == NS_F32;
+}
+
+static void test_wl_dense_sparse_vocab(void)
+{
+    if (!have_ds) return;
+    ns_encode_opts o;
+    ns_encode_opts_init(&o);
+    o.dataset = dsdir;
+    o.fit = true;
+    o.out = path("wl.npy");
+    o.goals = path("goals.npy");
+    o.note = count_note;
+    nnotes = 0;
+    ns_error e;
+    CHECK(ns_encode_run(&o, &e) == NS_OK);
+    CHECK(nnotes == 3); /* fitted …, N states …, wrote … */
+    ns_array x = {0}, g = {0}, y = {0};
+    CHECK(read_f32(path("wl.npy"), &x));
+    CHECK(read_f32(path("goals.npy"), &g));
+    CHECK_EQ_INT(x.ndim, 2);
+    CHECK_EQ_INT(x.shape[0], ns_dataset_nstates(&DS));
+    CHECK_EQ_INT(g.shape[0], DS.nproblems);
+    CHECK_EQ_INT(g.shape[1], x.shape[1]);
+    int64_t D = x.shape[1];
+    for (int64_t r = 0; r < x.shape[0]; r++) {
+        double sum = 0;
+        for (int64_t j = 0; j < D; j++) sum += ((float *)x.data)[r * D + j];
+        CHECK(sum > 0);
+    }
+    /* the same rows as CSR, quietly */
+    o.out = path("wl_sparse");
+    o.goals = NULL;
+    o.note = NULL;
+    o.vocab_out = path("v2.json");
+    nnotes = 0;
+    CHECK(ns_encode_run(&o, &e) == NS_OK);
+    CHECK(nnotes == 0);
+    ns_csr m;
+    CHECK(ns_csr_load(&m, tmpdir, "wl_sparse", &e) == NS_OK);
+    CHECK_EQ_INT(m.nrows, x.shape[0]);
+    float *row = malloc(sizeof(float) * (size_t)D);
+    bool same = m.ncols == D;
+    for (int64_t r = 0; r < m.nrows && same; r++) {
+        ns_csr_row_dense(&m, r, row);
+        same = !memcmp(row, (float *)x.data + r * D, sizeof(float) * (size_t)D);
+    }
+    CHECK(same);
+    free(row);
+    ns_csr_free(&m);
+    /* from the saved vocabulary (OUT.vocab.json): the same matrix */
+    ns_encode_opts_init(&o);
+    o.dataset = dsdir;
+    o.vocab = path("wl.vocab.json");
+    o.out = path("wl_again.npy");
+    CHECK(ns_encode_run(&o, &e) == NS_OK);
+    CHECK(read_f32(path("wl_again.npy"), &y));
+    CHECK(y.shape[0] == x.shape[0] && y.shape[1] == D &&
+          !memcmp(y.data, x.data, sizeof(float) * (size_t)(D * x.shape[0])));
+    /* more iterations than the vocabulary has: a usage error, no file */
+    o.iterations = 5;
+    CHECK(ns_encode_run(&o, &e) == NS_ERR_USAGE);
+    CHECK(e.file[0] == 0);
+    CHECK(strstr(e.msg, "--iterations 5 exceeds the vocabulary's 2") != NULL);
+    ns_array_free(&x);
+    ns_array_free(&g);
+    ns_array_free(&y);
+}
+
+static void test_actions_and_fsf(void)
+{
+    if (!have_ds) return;
+    ns_encode_opts o;
+    ns_encode_opts_init(&o);
+    o.dataset = dsdir;
+    o.fit = true;
+    o.out = path("st");
+    o.actions = path("act");
+    ns_error e;
+    CHECK(ns_encode_run(&o, &e) == NS_OK);
+    ns_csr m;
+    CHECK(ns_csr_load(&m, tmpdir, "act", &e) == NS_OK);
+    CHECK_EQ_INT(m.nrows, DS.applicable_ops.shape[0]);
+    ns_csr_free(&m);
+    char *rows;
+    size_t len;
+    CHECK(ns_read_file(path("act.rows.json"), &rows, &len, &e) == NS_OK);
+    CHECK(strstr(rows, "state-action") != NULL);
+    free(rows);
+    /* FSF is not a ferry encoding: the loader's error, not a usage one */
+    ns_encode_opts_init(&o);
+    o.kind = NS_ENCODER_FSF;
+    o.dataset = dsdir;
+    o.out = path("fsf.npy");
+    o.note = count_note;
+    CHECK(ns_encode_run(&o, &e) != NS_OK);
+    CHECK(e.code != NS_ERR_USAGE);
+    CHECK(strstr(last_note, "FSF max_objects") != NULL);
+    o.fsf_domain = "nope";
+    CHECK(ns_encode_run(&o, &e) == NS_ERR_USAGE);
+    CHECK(strstr(e.msg, "unknown --fsf-domain 'nope'") != NULL);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_dataset_enc_%d", (int)getpid());
+    ns_error e;
+    ns_mkdir_p(tmpdir, &e);
+    have_ds = build();
+    if (!have_ds) printf("FAIL dataset\n");
+    NS_RUN(test_wl_dense_sparse_vocab);
+    NS_RUN(test_actions_and_fsf);
+    if (have_ds) ns_dataset_free(&DS);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);
+    if (!have_ds) ns_t_fail++;
+    return ns_test_summary("test_dataset_enc");
+}
