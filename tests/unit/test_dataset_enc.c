@@ -4,13 +4,18 @@
  * same rows again as CSR and again from the saved vocabulary; the lifted
  * action rows number the applicable pairs and carry the state-action mark;
  * FSF rows have the configured width; iterations above the vocabulary's are
- * a usage error without a file; notes are said only when asked for. */
+ * a usage error without a file; notes are said only when asked for.
+ * ns_featurize_dataset (featurize.h), `nextstate featurize` as a call: the
+ * folder's matrix has a row per state (or action, with the action index
+ * files), features.json lists every file, a loaded featurizer gives the
+ * same rows. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "nextstate/core/gen.h"
 #include "nextstate/data/dataset.h"
 #include "nextstate/encode/dataset_enc.h"
+#include "nextstate/encode/featurize.h"
 #include "nextstate/util/csr.h"
 #include "nextstate/util/npy.h"
 #include "test.h"
@@ -170,6 +175,61 @@ static void test_actions_and_fsf(void)
     CHECK(strstr(e.msg, "unknown --fsf-domain 'nope'") != NULL);
 }
 
+static void test_featurize_dataset(void)
+{
+    if (!have_ds) return;
+    ns_featurize_opts o = {.dataset = dsdir, .out = path("fz"), .domains = "domains", .fit_all = true};
+    ns_feat_opts_init(&o.feat, NS_FEAT_LITERALS, false);
+    ns_featurize_report r;
+    ns_error e;
+    CHECK(ns_featurize_dataset(&o, NULL, &r, &e) == NS_OK);
+    CHECK_STR(r.what, "states");
+    CHECK_STR(r.fit_from, "all");
+    CHECK_EQ_INT(r.rows, ns_dataset_nstates(&DS));
+    CHECK(r.sparse && r.dim > 0 && r.nnz > 0);
+    ns_csr m, m2;
+    CHECK(ns_csr_load(&m, path("fz"), "states", &e) == NS_OK);
+    CHECK_EQ_INT(m.nrows, r.rows);
+    CHECK_EQ_INT(m.nnz, r.nnz);
+    char *text;
+    size_t len;
+    CHECK(ns_read_file(path("fz/features.json"), &text, &len, &e) == NS_OK);
+    CHECK(strstr(text, "\"states_indptr.npy\"") && strstr(text, "\"featurizer.json\"") &&
+          strstr(text, "\"from\": \"all\""));
+    free(text);
+    /* the saved featurizer, given to the call: the same rows */
+    ns_featurizer f;
+    CHECK(ns_featurizer_load(&f, path("fz/featurizer.json"), &e) == NS_OK);
+    o.out = path("fz2");
+    o.vocab = path("fz/featurizer.json");
+    o.fit_all = false;
+    CHECK(ns_featurize_dataset(&o, &f, &r, &e) == NS_OK);
+    CHECK_STR(r.fit_from, "vocab");
+    CHECK(ns_csr_load(&m2, path("fz2"), "states", &e) == NS_OK);
+    CHECK(m2.nnz == m.nnz && !memcmp(m2.indices, m.indices, sizeof(int32_t) * (size_t)m.nnz));
+    ns_featurizer_free(&f);
+    ns_csr_free(&m);
+    ns_csr_free(&m2);
+    /* actions: one row per (problem, operator), with the index files */
+    ns_featurize_opts a = {.dataset = dsdir, .out = path("fza"), .domains = "domains", .fit_all = true};
+    ns_feat_opts_init(&a.feat, NS_FEAT_LITERALS, true);
+    CHECK(ns_featurize_dataset(&a, NULL, &r, &e) == NS_OK);
+    CHECK_STR(r.what, "actions");
+    int64_t nops = 0;
+    for (int p = 0; p < DS.nproblems; p++) nops += DS.problems[p].nops;
+    CHECK_EQ_INT(r.rows, nops);
+    ns_array off = {0}, ta = {0};
+    CHECK(ns_npy_read(path("fza/action_offsets.npy"), &off, NULL, &e) == NS_OK);
+    CHECK_EQ_INT(off.shape[0], DS.nproblems + 1);
+    CHECK(ns_npy_read(path("fza/transition_action.npy"), &ta, NULL, &e) == NS_OK);
+    CHECK_EQ_INT(ta.shape[0], ns_dataset_ntransitions(&DS));
+    ns_array_free(&off);
+    ns_array_free(&ta);
+    /* a dataset that is not there: the loader's error */
+    a.dataset = "/nonexistent";
+    CHECK(ns_featurize_dataset(&a, NULL, &r, &e) == NS_ERR_IO);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_dataset_enc_%d", (int)getpid());
@@ -179,6 +239,7 @@ int main(void)
     if (!have_ds) printf("FAIL dataset\n");
     NS_RUN(test_wl_dense_sparse_vocab);
     NS_RUN(test_actions_and_fsf);
+    NS_RUN(test_featurize_dataset);
     if (have_ds) ns_dataset_free(&DS);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
