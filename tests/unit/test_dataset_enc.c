@@ -8,13 +8,16 @@
  * ns_featurize_dataset (featurize.h), `nextstate featurize` as a call: the
  * folder's matrix has a row per state (or action, with the action index
  * files), features.json lists every file, a loaded featurizer gives the
- * same rows. */
+ * same rows.  The embed calls: texts from JSON lines (a bad line named),
+ * the model folder found or a clear error, and the cache folder computing
+ * each text once. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "nextstate/core/gen.h"
 #include "nextstate/data/dataset.h"
 #include "nextstate/encode/dataset_enc.h"
+#include "nextstate/encode/embed.h"
 #include "nextstate/encode/featurize.h"
 #include "nextstate/util/csr.h"
 #include "nextstate/util/npy.h"
@@ -230,6 +233,47 @@ static void test_featurize_dataset(void)
     CHECK(ns_featurize_dataset(&a, NULL, &r, &e) == NS_ERR_IO);
 }
 
+static void test_embed_calls(void)
+{
+    ns_error e;
+    const char *good = "\"hello world\"\n\n{\"text\": \"a ferry\"}\n";
+    CHECK(ns_write_file_atomic(path("t.jsonl"), good, strlen(good), &e) == NS_OK);
+    ns_text_list tl;
+    CHECK(ns_text_list_jsonl(&tl, path("t.jsonl"), &e) == NS_OK);
+    CHECK_EQ_INT(tl.n, 2);
+    CHECK(tl.n == 2 && !strcmp(tl.texts[1], "a ferry") && tl.lens[0] == 11);
+    const char *bad = "\"x\"\n[1]\n";
+    CHECK(ns_write_file_atomic(path("b.jsonl"), bad, strlen(bad), &e) == NS_OK);
+    ns_text_list tb;
+    CHECK(ns_text_list_jsonl(&tb, path("b.jsonl"), &e) == NS_ERR_INPUT);
+    CHECK_EQ_INT(e.line, 2);
+    ns_bert *m = NULL;
+    CHECK(ns_embed_model_load(&m, "/nonexistent/model", &e) == NS_ERR_IO);
+    CHECK(e.file[0] == 0 && strstr(e.msg, "scripts/fetch_models.sh") != NULL);
+    if (ns_embed_model_load(&m, "tests/fixtures/bert/tiny-bert", &e) != NS_OK) {
+        CHECK(!"tiny-bert loads");
+        ns_text_list_free(&tl);
+        return;
+    }
+    ns_embed_opts o = {4, false, false};
+    ns_embed_table t = {0}, t2 = {0};
+    ns_embed_run r = {0}, r2 = {0};
+    CHECK(ns_embed_cached(m, path("cache"), tl.n, tl.texts, tl.lens, &o, &t, &r, &e) == NS_OK);
+    CHECK_EQ_INT(r.computed, 2);
+    CHECK(ns_embed_cached(m, path("cache"), tl.n, tl.texts, tl.lens, &o, &t2, &r2, &e) == NS_OK);
+    CHECK_EQ_INT(r2.computed, 0); /* from the folder */
+    CHECK(ns_embed_write_rows(path("rows.npy"), &t2, tl.n, tl.texts, tl.lens, &e) == NS_OK);
+    ns_array a = {0};
+    CHECK(read_f32(path("rows.npy"), &a));
+    CHECK(a.shape[0] == 2 && a.shape[1] == t.dim &&
+          !memcmp(a.data, ns_embed_get(&t, tl.texts[0], tl.lens[0]), sizeof(float) * (size_t)t.dim));
+    ns_array_free(&a);
+    ns_embed_table_free(&t);
+    ns_embed_table_free(&t2);
+    ns_bert_free(m);
+    ns_text_list_free(&tl);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_dataset_enc_%d", (int)getpid());
@@ -240,6 +284,7 @@ int main(void)
     NS_RUN(test_wl_dense_sparse_vocab);
     NS_RUN(test_actions_and_fsf);
     NS_RUN(test_featurize_dataset);
+    NS_RUN(test_embed_calls);
     if (have_ds) ns_dataset_free(&DS);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
