@@ -4,6 +4,7 @@
 #define NEXTSTATE_LAYER_ENCODE_H
 
 #include "nextstate/encode/bert.h"
+#include "nextstate/encode/dataset_enc.h"
 #include "nextstate/encode/embed.h"
 #include "nextstate/encode/encoder.h"
 #include "nextstate/encode/featurize.h"

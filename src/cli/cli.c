@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 int cli_report(const ns_error *e)
 {
@@ -89,9 +88,4 @@ bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
     return false;
 }
 
-bool cli_same_dir(const char *x, const char *y)
-{
-    if (!strcmp(x, y)) return true;
-    struct stat sx, sy;
-    return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
-}
+bool cli_same_dir(const char *x, const char *y) { return ns_same_path(x, y); }

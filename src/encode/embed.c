@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "nextstate/encode/featurize.h"
 #include "nextstate/util/json.h"
 #include "nextstate/util/npy.h"
 
@@ -522,4 +525,161 @@ void ns_text_list_free(ns_text_list *l)
     free(l->lens);
     ns_buf_free(&l->all);
     memset(l, 0, sizeof *l);
+}
+
+ns_status ns_text_list_jsonl(ns_text_list *l, const char *file, ns_error *err)
+{
+    memset(l, 0, sizeof *l);
+    ns_buf_init(&l->all);
+    char *data;
+    size_t len;
+    ns_status st = ns_read_file(file, &data, &len, err);
+    if (st != NS_OK) return st;
+    size_t *starts = NULL, cap = 0, lcap = 0;
+    int line = 0;
+    for (char *p = data; p < data + len && !st;) {
+        char *e = memchr(p, '\n', (size_t)(data + len - p));
+        if (!e) e = data + len;
+        line++;
+        if (e > p) {
+            ns_json j;
+            if ((st = ns_json_parse(&j, p, (size_t)(e - p), file, err)) != NS_OK) {
+                if (err) err->line = line;
+                break;
+            }
+            const ns_json *s = j.kind == NS_JSON_STRING ? &j : ns_json_get(&j, "text");
+            if (!s || s->kind != NS_JSON_STRING) {
+                st = ns_error_set(err, NS_ERR_INPUT, file, line, 0, "expected a JSON string or {\"text\": string}");
+            } else {
+                NS_GROW(starts, cap, (size_t)l->n + 1);
+                NS_GROW(l->lens, lcap, (size_t)l->n + 1);
+                starts[l->n] = l->all.len;
+                l->lens[l->n++] = s->string_len;
+                ns_buf_put(&l->all, s->string, s->string_len);
+                ns_buf_putc(&l->all, '\0');
+            }
+            ns_json_free(&j);
+        }
+        p = e + 1;
+    }
+    free(data);
+    l->texts = ns_xcalloc((size_t)l->n + 1, sizeof *l->texts);
+    for (int64_t i = 0; i < l->n; i++) l->texts[i] = l->all.data + starts[i];
+    free(starts);
+    l->nstates = l->n;
+    if (st != NS_OK) ns_text_list_free(l);
+    return st;
+}
+
+bool ns_embed_model_dir(const char *name, ns_buf *path)
+{
+    struct stat st;
+    if (strchr(name, '/') || (stat(name, &st) == 0 && S_ISDIR(st.st_mode))) {
+        ns_buf_puts(path, name);
+    } else {
+        const char *env = getenv("NEXTSTATE_MODELS"), *home = getenv("HOME");
+        if (env && *env) ns_buf_printf(path, "%s/%s", env, name);
+        else ns_buf_printf(path, "%s/.cache/nextstate/models/%s", home ? home : ".", name);
+    }
+    return stat(path->data, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+ns_status ns_embed_cached(const ns_bert *m, const char *cache, int64_t n, const char *const *texts, const size_t *lens,
+                          const ns_embed_opts *o, ns_embed_table *t, ns_embed_run *run, ns_error *err)
+{
+    char mpath[1100];
+    snprintf(mpath, sizeof mpath, "%s/embeddings.npy", cache ? cache : "");
+    FILE *f = cache ? fopen(mpath, "rb") : NULL;
+    ns_status st;
+    if (f) {
+        fclose(f);
+        if ((st = ns_embed_table_load(t, cache, err)) != NS_OK) return st;
+    } else {
+        ns_embed_table_init(t, ns_bert_dim(m));
+    }
+    double t0 = ns_now();
+    clock_t c0 = clock();
+    if ((st = ns_embed_texts(m, t, n, texts, lens, o, &run->computed, err)) != NS_OK) return st;
+    run->seconds = ns_now() - t0;
+    run->cpu = (double)(clock() - c0) / CLOCKS_PER_SEC; /* all threads of the process */
+    if (cache && run->computed > 0) return ns_embed_table_save(t, cache, err);
+    return NS_OK;
+}
+
+ns_status ns_embed_write_rows(const char *path, const ns_embed_table *t, int64_t n, const char *const *texts,
+                              const size_t *lens, ns_error *err)
+{
+    ns_array a;
+    int64_t shape[2] = {n, t->dim};
+    ns_array_init(&a, NS_F32, 2, shape);
+    for (int64_t i = 0; i < n; i++) {
+        const float *r = ns_embed_get(t, texts[i], lens[i]);
+        memcpy((float *)a.data + (size_t)i * t->dim, r, (size_t)t->dim * sizeof *r);
+    }
+    ns_status st = ns_npy_write(path, &a, NULL, err);
+    ns_array_free(&a);
+    return st;
+}
+
+void ns_prompt_stats_json(ns_buf *b, const ns_prompt_stats *q, const char *dataset, const char *domain,
+                          const char *model, ns_prompt_layout layout)
+{
+    ns_buf_puts(b, "{\"dataset\": ");
+    ns_json_put_str(b, dataset);
+    ns_buf_puts(b, ", \"domain\": ");
+    ns_json_put_str(b, domain);
+    ns_buf_printf(b,
+                  ", \"model\": \"%s\", \"layout\": \"%s\", \"max_seq_length\": %d, \"prompts\": %lld, "
+                  "\"tokens\": {\"min\": %d, \"median\": %d, \"p90\": %d, \"max\": %d}, \"over_max\": %.6f, "
+                  "\"state_start_median\": %d, \"state_tokens_median\": %d, \"state_cut\": %.6f, "
+                  "\"state_lost\": %.6f, \"state_kept_mean\": %.6f, \"merged\": %.6f}",
+                  model, ns_prompt_layout_name(layout), q->max_seq_length, (long long)q->prompts, q->min, q->median,
+                  q->p90, q->max, q->over_max, q->state_start_median, q->state_tokens_median, q->state_cut,
+                  q->state_lost, q->state_kept_mean, q->merged);
+}
+
+ns_status ns_text_list_dir(ns_text_list *l, const char *dir, const char *domains_dir, ns_prompt_layout layout,
+                           ns_error *err)
+{
+    memset(l, 0, sizeof *l);
+    ns_dataset ds;
+    ns_status st = ns_dataset_load(&ds, dir, err);
+    if (st != NS_OK) return st;
+    ns_render_prep **preps = NULL;
+    if ((st = ns_feat_renders_new(&preps, &ds, domains_dir, err)) == NS_OK) {
+        ns_text_list_dataset(l, &ds, preps, layout);
+        ns_feat_renders_free(preps, ds.nproblems);
+    }
+    ns_dataset_free(&ds);
+    return st;
+}
+
+ns_status ns_embed_prompt_stats_dir(const ns_bert *m, const char *dir, const char *domains_dir,
+                                    ns_prompt_layout layout, ns_prompt_stats *out, ns_buf *domain, ns_error *err)
+{
+    ns_dataset ds;
+    ns_status st = ns_dataset_load(&ds, dir, err);
+    if (st != NS_OK) return st;
+    ns_render_prep **preps = NULL;
+    st = ns_feat_renders_new(&preps, &ds, domains_dir, err);
+    if (st == NS_OK) st = ns_embed_prompt_stats(m, &ds, preps, layout, out, err);
+    ns_buf_puts(domain, ds.domain_name);
+    if (preps) ns_feat_renders_free(preps, ds.nproblems);
+    ns_dataset_free(&ds);
+    return st;
+}
+
+ns_status ns_embed_model_load(ns_bert **m, const char *name, ns_error *err)
+{
+    ns_buf path;
+    ns_buf_init(&path);
+    ns_status st;
+    if (!ns_embed_model_dir(name, &path))
+        st = ns_error_set(err, NS_ERR_IO, NULL, 0, 0,
+                          "model folder %s not found (run scripts/fetch_models.sh %s, or give --model DIR)", path.data,
+                          name);
+    else
+        st = ns_bert_load(m, path.data, err);
+    ns_buf_free(&path);
+    return st;
 }

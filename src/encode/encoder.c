@@ -159,3 +159,19 @@ void ns_encoder_goal(ns_encoder *e, float *out)
     if (e->spec->kind == NS_ENCODER_WL) ns_wl_goal_features_dense(&e->wl, out);
     else ns_fsf_encode_goal(&e->fsf, out);
 }
+
+int ns_encoder_sparse(ns_encoder *e, const ns_word *s, int *idx, float *val, float *scratch)
+{
+    if (e->spec->kind == NS_ENCODER_WL) return s ? ns_wl_features(&e->wl, s, idx, val) : ns_wl_goal_features(&e->wl, idx, val);
+    if (s) ns_fsf_encode(&e->fsf, s, scratch);
+    else ns_fsf_encode_goal(&e->fsf, scratch);
+    int n = 0;
+    for (int j = 0; j < e->dim; j++)
+        if (scratch[j] != 0.0f) {
+            idx[n] = j;
+            val[n++] = scratch[j];
+        }
+    return n;
+}
+
+int ns_encoder_max_nnz(const ns_encoder *e) { return e->spec->kind == NS_ENCODER_WL ? ns_wl_max_nnz(&e->wl) : e->dim; }

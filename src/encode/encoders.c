@@ -95,21 +95,6 @@ typedef struct text_enc {
     bool have;
 } text_enc;
 
-/* Every action of ds as (problem, operator) pairs, global action id order. */
-static int64_t *all_actions(const ns_dataset *ds, int64_t *n)
-{
-    int64_t *off = ns_action_offsets(ds), total = off[ds->nproblems], k = 0;
-    int64_t *pairs = ns_xmalloc((size_t)(2 * total + 2) * sizeof *pairs);
-    for (int p = 0; p < ds->nproblems; p++)
-        for (int o = 0; o < ds->problems[p].nops; o++, k++) {
-            pairs[2 * k] = p;
-            pairs[2 * k + 1] = o;
-        }
-    free(off);
-    *n = total;
-    return pairs;
-}
-
 static bool needs_render(ns_feat_source s) { return s == NS_FEAT_SRC_PROMPT || s == NS_FEAT_SRC_CONTEXT; }
 
 static ns_status text_fit(ns_enc *e, const ns_dataset *const *ds, int nds, const ns_split *sp, ns_error *err)
@@ -158,7 +143,7 @@ static ns_status text_encode(ns_enc *e, const ns_dataset *ds, int d, ns_features
     ns_status st = needs_render(src) ? ns_feat_renders_new(&preps, ds, e->domains, err) : NS_OK;
     if (st) return st;
     int64_t n, *pairs = NULL;
-    if (src == NS_FEAT_SRC_ACTION) pairs = all_actions(ds, &n);
+    if (src == NS_FEAT_SRC_ACTION) pairs = ns_feat_all_actions(ds, &n);
     else n = ns_dataset_nstates(ds);
     ns_feat_ds_ctx ctx;
     ns_feat_docs docs;

@@ -8,6 +8,8 @@
 #include "nextstate/util/blas.h"
 #include "nextstate/util/linalg.h"
 #include "nextstate/encode/featurize.h"
+#include "nextstate/data/split.h"
+#include "nextstate/encode/encoders.h"
 #include "nextstate/encode/features.h"
 #include "nextstate/util/json.h"
 #include "nextstate/util/npy.h"
@@ -1385,4 +1387,268 @@ void ns_feat_train_actions(const int64_t *refs, int64_t nrefs, int d, const ns_d
     *n = t.nactions;
     t.actions = NULL;
     ns_train_touch_free(&t);
+}
+
+/* ---- `nextstate featurize`: a dataset's features into a folder ------------ */
+
+#define FEATURES_FORMAT "nextstate-features"
+
+int64_t *ns_feat_all_actions(const ns_dataset *ds, int64_t *n)
+{
+    int64_t *off = ns_action_offsets(ds), total = off[ds->nproblems], k = 0;
+    int64_t *pairs = ns_xmalloc((size_t)(2 * total + 2) * sizeof *pairs);
+    for (int p = 0; p < ds->nproblems; p++)
+        for (int o = 0; o < ds->problems[p].nops; o++, k++) {
+            pairs[2 * k] = p;
+            pairs[2 * k + 1] = o;
+        }
+    free(off);
+    *n = total;
+    return pairs;
+}
+
+/* One dataset with its renderers (when its texts need them). */
+typedef struct fz_data {
+    ns_dataset ds;
+    bool loaded;
+    ns_render_prep **preps;
+} fz_data;
+
+static void fz_data_free(fz_data *d)
+{
+    if (d->preps) ns_feat_renders_free(d->preps, d->ds.nproblems);
+    if (d->loaded) ns_dataset_free(&d->ds);
+    memset(d, 0, sizeof *d);
+}
+
+static ns_status fz_data_load(fz_data *d, const char *dir, const char *domains, bool need_render, ns_error *err)
+{
+    memset(d, 0, sizeof *d);
+    ns_status st = ns_dataset_load(&d->ds, dir, err);
+    if (st != NS_OK) return st;
+    d->loaded = true;
+    return need_render ? ns_feat_renders_new(&d->preps, &d->ds, domains, err) : NS_OK;
+}
+
+/* Fits on the training transitions of the split o->fit_on (every dataset it
+ * names; target is the one being featurized), through the encoder
+ * interface. */
+static ns_status fit_on_split(const ns_featurize_opts *o, const ns_dataset *target, ns_featurizer *f, ns_error *err)
+{
+    ns_split sp;
+    ns_status st = ns_split_load(&sp, o->fit_on, err);
+    if (st != NS_OK) return st;
+    int n = sp.ndatasets;
+    fz_data *data = ns_xcalloc((size_t)n, sizeof *data);
+    const ns_dataset **dsp = ns_xcalloc((size_t)n, sizeof *dsp);
+    for (int d = 0; d < n && !st; d++) {
+        const char *dir = sp.sources[d].dir;
+        if (ns_same_path(dir, o->dataset)) dsp[d] = target;
+        else if (!(st = fz_data_load(&data[d], dir, o->domains, false, err))) dsp[d] = &data[d].ds;
+    }
+    if (!st) st = ns_split_check(&sp, dsp, n, err);
+    ns_enc e;
+    ns_enc_init_text(&e, &o->feat);
+    e.domains = o->domains;
+    if (!st && (st = ns_enc_fit(&e, dsp, n, &sp, err)) == NS_OK) st = ns_enc_take_featurizer(&e, f, err);
+    ns_enc_free(&e);
+    for (int d = 0; d < n; d++) fz_data_free(&data[d]);
+    free(data);
+    free(dsp);
+    ns_split_free(&sp);
+    return st;
+}
+
+/* The feature matrix: OUT/WHAT.npy or OUT/WHAT_*.npy; *t_write: when the
+ * transform ended and writing began. */
+static ns_status write_matrix(const ns_featurize_opts *o, const ns_featurizer *f, const ns_feat_docs *docs,
+                              ns_featurize_report *r, double *t_write, ns_error *err)
+{
+    double t = ns_now();
+    ns_status st;
+    if (r->sparse) {
+        ns_csr m;
+        ns_csr_init(&m, r->dim);
+        st = ns_featurizer_transform_sparse(f, docs, &m, err);
+        r->transform_seconds = ns_now() - t;
+        *t_write = ns_now();
+        r->nnz = m.nnz;
+        if (!st) st = ns_csr_save(&m, o->out, r->what, err);
+        ns_csr_free(&m);
+        return st;
+    }
+    ns_array x;
+    int64_t shape[2] = {r->rows, r->dim};
+    ns_array_init(&x, NS_F32, 2, shape);
+    st = ns_featurizer_transform_dense(f, docs, x.data, err);
+    r->transform_seconds = ns_now() - t;
+    *t_write = ns_now();
+    r->nnz = r->rows * r->dim;
+    ns_buf name;
+    ns_buf_init(&name);
+    ns_buf_printf(&name, "%s/%s.npy", o->out, r->what);
+    if (!st) st = ns_npy_write(name.data, &x, NULL, err);
+    ns_buf_free(&name);
+    ns_array_free(&x);
+    return st;
+}
+
+/* action_offsets.npy and transition_action.npy. */
+static ns_status write_action_index(const char *out, const ns_dataset *ds, int64_t *offsets, ns_error *err)
+{
+    ns_buf name;
+    ns_buf_init(&name);
+    ns_array off = {NS_I64, 1, {ds->nproblems + 1}, offsets};
+    ns_buf_printf(&name, "%s/action_offsets.npy", out);
+    ns_status st = ns_npy_write(name.data, &off, NULL, err);
+    ns_array ta;
+    int64_t tshape[1] = {ns_dataset_ntransitions(ds)};
+    ns_array_init(&ta, NS_I64, 1, tshape);
+    for (int64_t t = 0; t < tshape[0]; t++) {
+        const int32_t *tr = ns_dataset_transition(ds, t);
+        ((int64_t *)ta.data)[t] = offsets[tr[0]] + tr[2];
+    }
+    name.len = 0;
+    ns_buf_printf(&name, "%s/transition_action.npy", out);
+    if (!st) st = ns_npy_write(name.data, &ta, NULL, err);
+    ns_array_free(&ta);
+    ns_buf_free(&name);
+    return st;
+}
+
+/* Appends "name": {"bytes": …, "crc32": …} for a file of dir. */
+static ns_status put_file_entry(ns_buf *b, const char *dir, const char *name, bool first, ns_error *err)
+{
+    ns_buf path;
+    ns_buf_init(&path);
+    ns_buf_printf(&path, "%s/%s", dir, name);
+    char *data;
+    size_t len;
+    ns_status st = ns_read_file(path.data, &data, &len, err);
+    if (st == NS_OK) {
+        ns_buf_puts(b, first ? "\n    " : ",\n    ");
+        ns_json_put_str(b, name);
+        ns_buf_printf(b, ": {\"bytes\": %zu, \"crc32\": %u}", len, ns_crc32(0, data, len));
+        free(data);
+    }
+    ns_buf_free(&path);
+    return st;
+}
+
+/* features.json, last: what was written and every file's size and CRC. */
+static ns_status write_manifest(const ns_featurize_opts *o, const ns_dataset *ds, const ns_featurize_report *r,
+                               ns_error *err)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": 1,\n  \"dataset\": ", FEATURES_FORMAT);
+    ns_json_put_str(&b, o->dataset);
+    ns_buf_printf(&b, ",\n  \"domain\": ");
+    ns_json_put_str(&b, ds->domain_name);
+    ns_buf_printf(&b, ",\n  \"what\": \"%s\",\n  \"kind\": \"%s\",\n  \"source\": \"%s\",\n  \"rows\": %lld,\n  \"dim\": %lld,\n"
+                      "  \"sparse\": %s,\n  \"nnz\": %lld,\n  \"featurizer\": \"featurizer.json\",\n  \"fit\": {\"from\": \"%s\"",
+                  r->what, ns_feat_kind_name(r->kind), ns_feat_source_name(r->source), (long long)r->rows,
+                  (long long)r->dim, r->sparse ? "true" : "false", (long long)r->nnz, r->fit_from);
+    if (o->fit_on || o->vocab) {
+        ns_buf_puts(&b, ", \"path\": ");
+        ns_json_put_str(&b, o->fit_on ? o->fit_on : o->vocab);
+    }
+    ns_buf_printf(&b, ", \"documents\": %lld, \"terms\": %lld, \"svd_dim\": %d},\n  \"files\": {", (long long)r->ndocs,
+                  (long long)r->nterms, r->svd_dim);
+    const char *parts[] = {"indptr", "indices", "values", "shape"};
+    bool actions = r->source == NS_FEAT_SRC_ACTION;
+    char fname[64];
+    ns_status st = NS_OK;
+    for (int i = 0; i < (r->sparse ? 4 : 1) && !st; i++) {
+        if (r->sparse) snprintf(fname, sizeof fname, "%s_%s.npy", r->what, parts[i]);
+        else snprintf(fname, sizeof fname, "%s.npy", r->what);
+        st = put_file_entry(&b, o->out, fname, i == 0, err);
+    }
+    if (!st && actions) st = put_file_entry(&b, o->out, "action_offsets.npy", false, err);
+    if (!st && actions) st = put_file_entry(&b, o->out, "transition_action.npy", false, err);
+    if (!st) st = put_file_entry(&b, o->out, "featurizer.json", false, err);
+    if (!st && r->svd_dim > 0) st = put_file_entry(&b, o->out, "featurizer.svd.npy", false, err);
+    ns_buf_printf(&b, "\n  },\n  \"seconds\": {\"fit\": %.3f, \"transform\": %.3f, \"write\": %.3f}\n}\n", r->fit_seconds,
+                  r->transform_seconds, r->write_seconds);
+    ns_buf name;
+    ns_buf_init(&name);
+    ns_buf_printf(&name, "%s/features.json", o->out);
+    if (!st) st = ns_write_file_atomic(name.data, b.data, b.len, err);
+    ns_buf_free(&name);
+    ns_buf_free(&b);
+    return st;
+}
+
+/* Fits f as o asks (on the split, on every row of docs, or nothing). */
+static ns_status fit_featurizer(const ns_featurize_opts *o, const ns_dataset *ds, const ns_feat_docs *docs,
+                                ns_featurizer *f, ns_error *err)
+{
+    if (o->fit_on && o->feat.kind != NS_FEAT_RANDOM) return fit_on_split(o, ds, f, err);
+    ns_feat_docs fd = *docs;
+    if (o->feat.kind == NS_FEAT_RANDOM) fd.n = 0; /* nothing to fit */
+    return ns_featurizer_fit(f, &o->feat, &fd, err);
+}
+
+ns_status ns_featurize_dataset(const ns_featurize_opts *o, const ns_featurizer *given, ns_featurize_report *r,
+                               ns_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const ns_feat_opts *fo = given ? &given->opts : &o->feat;
+    bool actions = fo->source == NS_FEAT_SRC_ACTION;
+    bool render = fo->source == NS_FEAT_SRC_PROMPT || fo->source == NS_FEAT_SRC_CONTEXT;
+    r->what = actions ? "actions" : "states";
+    r->fit_from = o->vocab ? "vocab" : fo->kind == NS_FEAT_RANDOM ? "none" : o->fit_on ? "split" : o->fit_all ? "all" : "none";
+    fz_data target;
+    ns_status st = fz_data_load(&target, o->dataset, o->domains, render, err);
+    if (st) {
+        fz_data_free(&target);
+        return st;
+    }
+    const ns_dataset *ds = &target.ds;
+    int64_t *pairs = NULL, *offsets = NULL;
+    if (actions) {
+        pairs = ns_feat_all_actions(ds, &r->rows);
+        offsets = ns_action_offsets(ds);
+    } else {
+        r->rows = ns_dataset_nstates(ds);
+    }
+    ns_feat_ds_ctx ctx;
+    ns_feat_docs docs;
+    ns_feat_docs_dataset(&docs, &ctx, ds, target.preps, fo->source, pairs, r->rows);
+    ns_featurizer fitted;
+    memset(&fitted, 0, sizeof fitted);
+    const ns_featurizer *f = given;
+    if (!given) {
+        double t = ns_now();
+        st = fit_featurizer(o, ds, &docs, &fitted, err);
+        r->fit_seconds = ns_now() - t;
+        if (!st) f = &fitted;
+    }
+    if (!st) {
+        r->kind = f->opts.kind;
+        r->source = f->opts.source;
+        r->dim = ns_featurizer_dim(f);
+        r->sparse = ns_featurizer_sparse(f);
+        r->ndocs = f->ndocs;
+        r->nterms = f->nterms;
+        r->svd_dim = f->svd_dim;
+        st = ns_mkdir_p(o->out, err);
+    }
+    if (!st) {
+        double t = ns_now();
+        st = write_matrix(o, f, &docs, r, &t, err);
+        if (!st && actions) st = write_action_index(o->out, ds, offsets, err);
+        ns_buf name;
+        ns_buf_init(&name);
+        ns_buf_printf(&name, "%s/featurizer.json", o->out);
+        if (!st) st = ns_featurizer_save(f, name.data, err);
+        ns_buf_free(&name);
+        r->write_seconds = ns_now() - t;
+    }
+    if (!st) st = write_manifest(o, ds, r, err);
+    if (f == &fitted) ns_featurizer_free(&fitted);
+    free(pairs);
+    free(offsets);
+    fz_data_free(&target);
+    return st;
 }

@@ -316,8 +316,9 @@ static ns_status get_named_list(const ns_json *dom, const char *key, bool requir
     return NS_OK;
 }
 
-static ns_status vocab_from_json(ns_wl_vocab *v, const ns_json *j, const char *path, ns_wl_key_format fmt,
-                                 ns_error *err)
+/* The vocabulary's header: format fields, iterations, hashing and the
+ * domain (predicates, schemata, constants). */
+static ns_status vocab_header_from_json(ns_wl_vocab *v, const ns_json *j, const char *path, ns_error *err)
 {
     if (j->kind != NS_JSON_OBJECT) return bad_vocab(err, path, j, "the file must hold a JSON object");
     const char *s;
@@ -351,23 +352,15 @@ static ns_status vocab_from_json(ns_wl_vocab *v, const ns_json *j, const char *p
         }
     vocab_set_radix(v);
     v->init_lut = ns_xmalloc(sizeof(int) * (size_t)v->init_lut_n);
+    return NS_OK;
+}
 
-    const ns_json *ch = ns_json_get(j, "colour_hash");
-    if (!ch || ch->kind != NS_JSON_ARRAY) return bad_vocab(err, path, j, "missing \"colour_hash\" (a list of layers)");
-    if (ch->n != v->iterations + 1) {
-        return ns_error_set(err, NS_ERR_INPUT, path, ch->line, ch->col,
-                            "WL vocabulary: colour_hash has %d layers, iterations = %d needs %d", ch->n, v->iterations,
-                            v->iterations + 1);
-    }
-    vocab_alloc_layers(v);
-    /* read every key first (the format is decided over all of them) */
-    int total = 0;
-    for (int t = 0; t < ch->n; t++) {
-        if (ch->items[t].kind != NS_JSON_OBJECT) return bad_vocab(err, path, &ch->items[t], "a layer must be an object");
-        total += ch->items[t].n;
-    }
-    rawkey *keys = ns_xcalloc((size_t)total + 1, sizeof(rawkey));
-    int *layer_of = ns_xcalloc((size_t)total + 1, sizeof(int));
+/* Reads every key of the layers of ch into keys / layer_of (the format is
+ * decided over all of them: *fmt AUTO becomes FLAT or TRIPLES). */
+static ns_status read_colour_keys(ns_wl_vocab *v, const ns_json *ch, rawkey *keys, int *layer_of, int *nkeys,
+                                  int *maxid_out, ns_wl_key_format *fmt, const char *path, ns_error *err)
+{
+    ns_status st = NS_OK;
     int nk = 0, maxid = -1;
     bool flat = true, triples = true;
     for (int t = 0; t < ch->n && st == NS_OK; t++) {
@@ -394,66 +387,76 @@ static ns_status vocab_from_json(ns_wl_vocab *v, const ns_json *j, const char *p
             }
         }
     }
+    *nkeys = nk;
+    *maxid_out = maxid;
     if (st == NS_OK) {
-        if (fmt == NS_WL_KEYS_AUTO) {
+        if (*fmt == NS_WL_KEYS_AUTO) {
             if (!flat && !triples)
                 st = bad_vocab(err, path, ch, "colour keys are neither sorted codes nor (label, colour, count) triples");
-            fmt = flat ? NS_WL_KEYS_FLAT : NS_WL_KEYS_TRIPLES;
-        } else if (fmt == NS_WL_KEYS_FLAT && !flat) {
+            *fmt = flat ? NS_WL_KEYS_FLAT : NS_WL_KEYS_TRIPLES;
+        } else if (*fmt == NS_WL_KEYS_FLAT && !flat) {
             st = bad_vocab(err, path, ch, "colour keys are not sorted R*colour+label codes");
-        } else if (fmt == NS_WL_KEYS_TRIPLES && !triples) {
+        } else if (*fmt == NS_WL_KEYS_TRIPLES && !triples) {
             st = bad_vocab(err, path, ch, "colour keys are not (label, colour, count) triples");
         }
     }
-    if (st == NS_OK) {
-        v->ncolours = maxid + 1;
-        v->colour_layer = ns_xmalloc(sizeof(int) * ((size_t)v->ncolours + 1));
-        for (int i = 0; i < v->ncolours; i++) v->colour_layer[i] = -1;
-        int *buf = NULL;
-        size_t bcap = 0;
-        for (int i = 0; i < nk && st == NS_OK; i++) {
-            rawkey *k = &keys[i];
-            int t = layer_of[i];
-            if (v->colour_layer[k->id] >= 0) {
-                st = ns_error_set(err, NS_ERR_INPUT, path, k->line, k->col,
-                                  "WL vocabulary: colour id %d is used twice (layer %d key \"%s\")", k->id, t, k->text);
+    return st;
+}
+
+/* Puts the nk keys read (read_colour_keys) into v's layers, triples turned
+ * into sorted codes. */
+static ns_status insert_colour_keys(ns_wl_vocab *v, const ns_json *ch, rawkey *keys, const int *layer_of, int nk,
+                                    int maxid, ns_wl_key_format fmt, const char *path, ns_error *err)
+{
+    ns_status st = NS_OK;
+    v->ncolours = maxid + 1;
+    v->colour_layer = ns_xmalloc(sizeof(int) * ((size_t)v->ncolours + 1));
+    for (int i = 0; i < v->ncolours; i++) v->colour_layer[i] = -1;
+    int *buf = NULL;
+    size_t bcap = 0;
+    for (int i = 0; i < nk && st == NS_OK; i++) {
+        rawkey *k = &keys[i];
+        int t = layer_of[i];
+        if (v->colour_layer[k->id] >= 0) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, k->line, k->col,
+                              "WL vocabulary: colour id %d is used twice (layer %d key \"%s\")", k->id, t, k->text);
+            break;
+        }
+        v->colour_layer[k->id] = t;
+        const int *key = k->v;
+        int len = k->n;
+        if (t > 0 && fmt == NS_WL_KEYS_TRIPLES) {
+            size_t need = 1;
+            for (int q = 0; q + 1 < k->n; q += 3) need += (size_t)k->v[q + 2];
+            if (need > (1u << 24)) {
+                st = bad_vocab(err, path, ch, "a colour key has too many neighbours");
                 break;
             }
-            v->colour_layer[k->id] = t;
-            const int *key = k->v;
-            int len = k->n;
-            if (t > 0 && fmt == NS_WL_KEYS_TRIPLES) {
-                size_t need = 1;
-                for (int q = 0; q + 1 < k->n; q += 3) need += (size_t)k->v[q + 2];
-                if (need > (1u << 24)) {
-                    st = bad_vocab(err, path, ch, "a colour key has too many neighbours");
+            NS_GROW(buf, bcap, need);
+            len = 0;
+            for (int q = 0; q + 1 < k->n; q += 3) {
+                if (k->v[q + 1] > (INT_MAX - v->radix) / v->radix) {
+                    st = bad_vocab(err, path, ch, "a colour in a key is too large");
                     break;
                 }
-                NS_GROW(buf, bcap, need);
-                len = 0;
-                for (int q = 0; q + 1 < k->n; q += 3) {
-                    if (k->v[q + 1] > (INT_MAX - v->radix) / v->radix) {
-                        st = bad_vocab(err, path, ch, "a colour in a key is too large");
-                        break;
-                    }
-                    for (int c = 0; c < k->v[q + 2]; c++) buf[len++] = v->radix * k->v[q + 1] + k->v[q];
-                }
-                if (st) break;
-                sort_ints(buf, len);
-                buf[len++] = k->v[k->n - 1];
-                key = buf;
+                for (int c = 0; c < k->v[q + 2]; c++) buf[len++] = v->radix * k->v[q + 1] + k->v[q];
             }
-            if (!vocab_put(v, t, key, len, k->id))
-                st = ns_error_set(err, NS_ERR_INPUT, path, k->line, k->col,
-                                  "WL vocabulary: layer %d: key \"%s\" appears twice", t, k->text);
+            if (st) break;
+            sort_ints(buf, len);
+            buf[len++] = k->v[k->n - 1];
+            key = buf;
         }
-        free(buf);
+        if (!vocab_put(v, t, key, len, k->id))
+            st = ns_error_set(err, NS_ERR_INPUT, path, k->line, k->col,
+                              "WL vocabulary: layer %d: key \"%s\" appears twice", t, k->text);
     }
-    for (int i = 0; i < nk; i++) free(keys[i].v);
-    free(keys);
-    free(layer_of);
-    if (st) return st;
-    /* colour_to_layer, when present, must agree */
+    free(buf);
+    return st;
+}
+
+/* colour_to_layer, when present, must agree with the colours read. */
+static ns_status check_colour_to_layer(const ns_wl_vocab *v, const ns_json *j, const char *path, ns_error *err)
+{
     const ns_json *cl = ns_json_get(j, "colour_to_layer");
     if (cl && cl->kind == NS_JSON_ARRAY)
         for (int i = 0; i < cl->n; i++) {
@@ -464,8 +467,38 @@ static ns_status vocab_from_json(ns_wl_vocab *v, const ns_json *j, const char *p
             if (id < 0 || id >= v->ncolours || v->colour_layer[id] != t)
                 return bad_vocab(err, path, e, "colour_to_layer disagrees with colour_hash");
         }
-    vocab_build_lut(v);
     return NS_OK;
+}
+
+static ns_status vocab_from_json(ns_wl_vocab *v, const ns_json *j, const char *path, ns_wl_key_format fmt,
+                                 ns_error *err)
+{
+    ns_status st = vocab_header_from_json(v, j, path, err);
+    if (st) return st;
+    const ns_json *ch = ns_json_get(j, "colour_hash");
+    if (!ch || ch->kind != NS_JSON_ARRAY) return bad_vocab(err, path, j, "missing \"colour_hash\" (a list of layers)");
+    if (ch->n != v->iterations + 1) {
+        return ns_error_set(err, NS_ERR_INPUT, path, ch->line, ch->col,
+                            "WL vocabulary: colour_hash has %d layers, iterations = %d needs %d", ch->n, v->iterations,
+                            v->iterations + 1);
+    }
+    vocab_alloc_layers(v);
+    int total = 0;
+    for (int t = 0; t < ch->n; t++) {
+        if (ch->items[t].kind != NS_JSON_OBJECT) return bad_vocab(err, path, &ch->items[t], "a layer must be an object");
+        total += ch->items[t].n;
+    }
+    rawkey *keys = ns_xcalloc((size_t)total + 1, sizeof(rawkey));
+    int *layer_of = ns_xcalloc((size_t)total + 1, sizeof(int));
+    int nk = 0, maxid = -1;
+    st = read_colour_keys(v, ch, keys, layer_of, &nk, &maxid, &fmt, path, err);
+    if (st == NS_OK) st = insert_colour_keys(v, ch, keys, layer_of, nk, maxid, fmt, path, err);
+    for (int i = 0; i < nk; i++) free(keys[i].v);
+    free(keys);
+    free(layer_of);
+    if (st == NS_OK) st = check_colour_to_layer(v, j, path, err);
+    if (st == NS_OK) vocab_build_lut(v);
+    return st;
 }
 
 ns_status ns_wl_vocab_parse(ns_wl_vocab *v, const char *text, size_t len, const char *path, ns_wl_key_format fmt,

@@ -508,6 +508,159 @@ static bool file_exists(const char *path)
     return f != NULL;
 }
 
+/* vocab.txt's lines, in place (id = line number; "\r\n" endings accepted,
+ * line ends trimmed as HF does). */
+static char **split_vocab_lines(char *text, size_t len, int *n)
+{
+    size_t nl = 0;
+    for (size_t i = 0; i < len; i++) nl += text[i] == '\n';
+    char **lines = ns_xmalloc((nl + 2) * sizeof *lines);
+    *n = 0;
+    for (char *p = text; p < text + len;) {
+        char *e = memchr(p, '\n', (size_t)(text + len - p));
+        if (!e) e = text + len;
+        char *q = e;
+        while (q > p && (q[-1] == '\r' || q[-1] == ' ' || q[-1] == '\t')) q--; /* HF trims line ends */
+        *q = '\0';
+        lines[(*n)++] = p;
+        p = e + 1;
+    }
+    return lines;
+}
+
+/* tokenizer.json's "normalizer" (BertNormalizer only) into o. */
+static ns_status tokenizer_normalizer(const ns_json *norm, const char *tpath, ns_wordpiece_opts *o, ns_error *err)
+{
+    if (!norm || norm->kind != NS_JSON_OBJECT) return NS_OK;
+    const char *type;
+    if (!ns_json_get_str(norm, "type", &type) || strcmp(type, "BertNormalizer") != 0)
+        return ns_error_set(err, NS_ERR_UNSUPPORTED, tpath, norm->line, norm->col,
+                            "normalizer \"%s\" is not supported (only BertNormalizer)",
+                            ns_json_get_str(norm, "type", &type) ? type : "?");
+    o->lowercase = json_bool(norm, "lowercase", true);
+    o->clean_text = json_bool(norm, "clean_text", true);
+    o->handle_chinese_chars = json_bool(norm, "handle_chinese_chars", true);
+    const ns_json *sa = ns_json_get(norm, "strip_accents");
+    o->strip_accents = sa && sa->kind == NS_JSON_BOOL ? sa->boolean : -1;
+    return NS_OK;
+}
+
+/* tokenizer.json's "added_tokens" into *added (allocated here when the
+ * array is there; the strings stay in at). */
+static ns_status tokenizer_added_tokens(const ns_json *at, const char *tpath, ns_wordpiece_added **added, int *nadded,
+                                        ns_error *err)
+{
+    if (!at || at->kind != NS_JSON_ARRAY) return NS_OK;
+    *added = ns_xcalloc((size_t)at->n + 1, sizeof **added);
+    for (int i = 0; i < at->n; i++) {
+        const ns_json *a = &at->items[i];
+        const char *s;
+        int64_t id;
+        if (!ns_json_get_str(a, "content", &s) || !ns_json_get_int(a, "id", &id) || id < 0 || id > 100000000)
+            return ns_error_set(err, NS_ERR_INPUT, tpath, a->line, a->col, "added token without content or id");
+        ns_wordpiece_added *d = &(*added)[(*nadded)++];
+        d->content = s;
+        d->id = (int)id;
+        d->single_word = json_bool(a, "single_word", false);
+        d->lstrip = json_bool(a, "lstrip", false);
+        d->rstrip = json_bool(a, "rstrip", false);
+        d->normalized = json_bool(a, "normalized", false);
+    }
+    return NS_OK;
+}
+
+/* tokenizer.json's "post_processor": the CLS and SEP tokens into o. */
+static void tokenizer_post_processor(const ns_json *pp, ns_wordpiece_opts *o)
+{
+    const char *type, *s;
+    if (!pp || pp->kind != NS_JSON_OBJECT || !ns_json_get_str(pp, "type", &type)) return;
+    if (!strcmp(type, "RobertaProcessing") || !strcmp(type, "BertProcessing")) {
+        const ns_json *c = ns_json_get(pp, "cls"), *se = ns_json_get(pp, "sep");
+        if (c && c->kind == NS_JSON_ARRAY && c->n >= 1 && c->items[0].kind == NS_JSON_STRING)
+            o->cls_token = c->items[0].string;
+        if (se && se->kind == NS_JSON_ARRAY && se->n >= 1 && se->items[0].kind == NS_JSON_STRING)
+            o->sep_token = se->items[0].string;
+    } else if (!strcmp(type, "TemplateProcessing")) {
+        const ns_json *single = ns_json_get(pp, "single");
+        if (single && single->kind == NS_JSON_ARRAY && single->n >= 2) {
+            const ns_json *first = ns_json_get(&single->items[0], "SpecialToken");
+            const ns_json *last = ns_json_get(&single->items[single->n - 1], "SpecialToken");
+            if (first && ns_json_get_str(first, "id", &s)) o->cls_token = s;
+            if (last && ns_json_get_str(last, "id", &s)) o->sep_token = s;
+        }
+    }
+}
+
+/* The fast tokenizer's settings (tokenizer.json, read into tj) for a
+ * vocabulary of n lines read from path. */
+static ns_status read_tokenizer_json(ns_json *tj, const char *tpath, const char *path, int n, ns_wordpiece_opts *o,
+                                     ns_wordpiece_added **added, int *nadded, ns_error *err)
+{
+    ns_status st;
+    if ((st = ns_json_read(tj, tpath, err)) != NS_OK) return st;
+    if ((st = tokenizer_normalizer(ns_json_get(tj, "normalizer"), tpath, o, err)) != NS_OK) return st;
+    const ns_json *pre = ns_json_get(tj, "pre_tokenizer");
+    const char *type;
+    if (pre && pre->kind == NS_JSON_OBJECT &&
+        (!ns_json_get_str(pre, "type", &type) || strcmp(type, "BertPreTokenizer") != 0))
+        return ns_error_set(err, NS_ERR_UNSUPPORTED, tpath, pre->line, pre->col, "pre-tokenizer is not BertPreTokenizer");
+    const ns_json *model = ns_json_get(tj, "model");
+    if (!model || model->kind != NS_JSON_OBJECT || !ns_json_get_str(model, "type", &type) ||
+        strcmp(type, "WordPiece") != 0)
+        return ns_error_set(err, NS_ERR_UNSUPPORTED, tpath, 0, 0, "the tokenizer model is not WordPiece");
+    const char *s;
+    if (ns_json_get_str(model, "unk_token", &s)) o->unk_token = s;
+    if (ns_json_get_str(model, "continuing_subword_prefix", &s)) o->prefix = s;
+    int64_t mc;
+    if (ns_json_get_int(model, "max_input_chars_per_word", &mc)) o->max_input_chars_per_word = (int)mc;
+    const ns_json *voc = ns_json_get(model, "vocab");
+    if (voc && voc->kind == NS_JSON_OBJECT && voc->n != n)
+        return ns_error_set(err, NS_ERR_INPUT, tpath, voc->line, voc->col,
+                            "tokenizer.json has %d vocabulary entries but %s has %d lines", voc->n, path, n);
+    if ((st = tokenizer_added_tokens(ns_json_get(tj, "added_tokens"), tpath, added, nadded, err)) != NS_OK) return st;
+    tokenizer_post_processor(ns_json_get(tj, "post_processor"), o);
+    return NS_OK;
+}
+
+/* The slow tokenizer's settings: tokenizer_config.json (into cj) and
+ * special_tokens_map.json (into mj), when there; the special tokens found
+ * among the n lines become added tokens. */
+static ns_status read_slow_tokenizer(const char *dir, ns_json *cj, ns_json *mj, char **lines, int n,
+                                     ns_wordpiece_opts *o, ns_wordpiece_added **added, int *nadded, ns_error *err)
+{
+    ns_status st;
+    char cpath[1024];
+    snprintf(cpath, sizeof cpath, "%s/tokenizer_config.json", dir);
+    if (file_exists(cpath)) {
+        if ((st = ns_json_read(cj, cpath, err)) != NS_OK) return st;
+        o->lowercase = json_bool(cj, "do_lower_case", true);
+        o->handle_chinese_chars = json_bool(cj, "tokenize_chinese_chars", true);
+        const ns_json *sa = ns_json_get(cj, "strip_accents");
+        o->strip_accents = sa && sa->kind == NS_JSON_BOOL ? sa->boolean : -1;
+    }
+    char mpath[1024];
+    snprintf(mpath, sizeof mpath, "%s/special_tokens_map.json", dir);
+    if (file_exists(mpath) && (st = ns_json_read(mj, mpath, err)) != NS_OK) return st;
+    const char *keys[] = {"unk_token", "cls_token", "sep_token", "pad_token", "mask_token", "bos_token", "eos_token"};
+    *added = ns_xcalloc(8, sizeof **added);
+    for (int k = 0; k < 7; k++) {
+        const char *s = json_token(mj, keys[k]);
+        if (!s) s = json_token(cj, keys[k]);
+        if (!s && k < 5) s = (const char *[]){"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"}[k];
+        if (!s) continue;
+        if (k == 0) o->unk_token = s;
+        if (k == 1) o->cls_token = s;
+        if (k == 2) o->sep_token = s;
+        int id = -1;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(lines[i], s)) id = i; /* the last line wins, as in a dict */
+        bool dup = false;
+        for (int i = 0; i < *nadded; i++) dup |= !strcmp((*added)[i].content, s);
+        if (id >= 0 && !dup) (*added)[(*nadded)++] = (ns_wordpiece_added){s, id, false, false, false, false};
+    }
+    return NS_OK;
+}
+
 ns_status ns_wordpiece_load_dir(ns_wordpiece **out, const char *dir, ns_error *err)
 {
     *out = NULL;
@@ -516,152 +669,27 @@ ns_status ns_wordpiece_load_dir(ns_wordpiece **out, const char *dir, ns_error *e
     char *text;
     size_t len;
     if (ns_read_file(path, &text, &len, err) != NS_OK) return err ? err->code : NS_ERR_IO;
-    /* split lines (id = line number; "\r\n" endings accepted) */
-    size_t nl = 0;
-    for (size_t i = 0; i < len; i++) nl += text[i] == '\n';
-    char **lines = ns_xmalloc((nl + 2) * sizeof *lines);
-    int n = 0;
-    for (char *p = text; p < text + len;) {
-        char *e = memchr(p, '\n', (size_t)(text + len - p));
-        if (!e) e = text + len;
-        char *q = e;
-        while (q > p && (q[-1] == '\r' || q[-1] == ' ' || q[-1] == '\t')) q--; /* HF trims line ends */
-        *q = '\0';
-        lines[n++] = p;
-        p = e + 1;
-    }
+    int n;
+    char **lines = split_vocab_lines(text, len, &n);
     ns_status st = NS_OK;
     ns_wordpiece_opts o;
     ns_wordpiece_opts_default(&o);
     ns_wordpiece_added *added = NULL;
     int nadded = 0;
-    ns_json tj = {0}, cj = {0}, mj = {0};
-    if (n == 0) {
-        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "empty vocabulary");
-        goto done;
-    }
+    ns_json tj = {0}, cj = {0}, mj = {0}; /* the tokens in o and added point into these */
     char tpath[1024];
     snprintf(tpath, sizeof tpath, "%s/tokenizer.json", dir);
-    if (file_exists(tpath)) {
-        if ((st = ns_json_read(&tj, tpath, err)) != NS_OK) goto done;
-        const ns_json *norm = ns_json_get(&tj, "normalizer");
-        if (norm && norm->kind == NS_JSON_OBJECT) {
-            const char *type;
-            if (!ns_json_get_str(norm, "type", &type) || strcmp(type, "BertNormalizer") != 0) {
-                st = ns_error_set(err, NS_ERR_UNSUPPORTED, tpath, norm->line, norm->col,
-                                  "normalizer \"%s\" is not supported (only BertNormalizer)",
-                                  ns_json_get_str(norm, "type", &type) ? type : "?");
-                goto done;
-            }
-            o.lowercase = json_bool(norm, "lowercase", true);
-            o.clean_text = json_bool(norm, "clean_text", true);
-            o.handle_chinese_chars = json_bool(norm, "handle_chinese_chars", true);
-            const ns_json *sa = ns_json_get(norm, "strip_accents");
-            o.strip_accents = sa && sa->kind == NS_JSON_BOOL ? sa->boolean : -1;
-        }
-        const ns_json *pre = ns_json_get(&tj, "pre_tokenizer");
-        const char *type;
-        if (pre && pre->kind == NS_JSON_OBJECT &&
-            (!ns_json_get_str(pre, "type", &type) || strcmp(type, "BertPreTokenizer") != 0)) {
-            st = ns_error_set(err, NS_ERR_UNSUPPORTED, tpath, pre->line, pre->col,
-                              "pre-tokenizer is not BertPreTokenizer");
-            goto done;
-        }
-        const ns_json *model = ns_json_get(&tj, "model");
-        if (!model || model->kind != NS_JSON_OBJECT || !ns_json_get_str(model, "type", &type) ||
-            strcmp(type, "WordPiece") != 0) {
-            st = ns_error_set(err, NS_ERR_UNSUPPORTED, tpath, 0, 0, "the tokenizer model is not WordPiece");
-            goto done;
-        }
-        const char *s;
-        if (ns_json_get_str(model, "unk_token", &s)) o.unk_token = s;
-        if (ns_json_get_str(model, "continuing_subword_prefix", &s)) o.prefix = s;
-        int64_t mc;
-        if (ns_json_get_int(model, "max_input_chars_per_word", &mc)) o.max_input_chars_per_word = (int)mc;
-        const ns_json *voc = ns_json_get(model, "vocab");
-        if (voc && voc->kind == NS_JSON_OBJECT && voc->n != n) {
-            st = ns_error_set(err, NS_ERR_INPUT, tpath, voc->line, voc->col,
-                              "tokenizer.json has %d vocabulary entries but %s has %d lines", voc->n, path, n);
-            goto done;
-        }
-        const ns_json *at = ns_json_get(&tj, "added_tokens");
-        if (at && at->kind == NS_JSON_ARRAY) {
-            added = ns_xcalloc((size_t)at->n + 1, sizeof *added);
-            for (int i = 0; i < at->n; i++) {
-                const ns_json *a = &at->items[i];
-                int64_t id;
-                if (!ns_json_get_str(a, "content", &s) || !ns_json_get_int(a, "id", &id) || id < 0 ||
-                    id > 100000000) {
-                    st = ns_error_set(err, NS_ERR_INPUT, tpath, a->line, a->col,
-                                      "added token without content or id");
-                    goto done;
-                }
-                ns_wordpiece_added *d = &added[nadded++];
-                d->content = s;
-                d->id = (int)id;
-                d->single_word = json_bool(a, "single_word", false);
-                d->lstrip = json_bool(a, "lstrip", false);
-                d->rstrip = json_bool(a, "rstrip", false);
-                d->normalized = json_bool(a, "normalized", false);
-            }
-        }
-        const ns_json *pp = ns_json_get(&tj, "post_processor");
-        if (pp && pp->kind == NS_JSON_OBJECT && ns_json_get_str(pp, "type", &type)) {
-            if (!strcmp(type, "RobertaProcessing") || !strcmp(type, "BertProcessing")) {
-                const ns_json *c = ns_json_get(pp, "cls"), *se = ns_json_get(pp, "sep");
-                if (c && c->kind == NS_JSON_ARRAY && c->n >= 1 && c->items[0].kind == NS_JSON_STRING)
-                    o.cls_token = c->items[0].string;
-                if (se && se->kind == NS_JSON_ARRAY && se->n >= 1 && se->items[0].kind == NS_JSON_STRING)
-                    o.sep_token = se->items[0].string;
-            } else if (!strcmp(type, "TemplateProcessing")) {
-                const ns_json *single = ns_json_get(pp, "single");
-                if (single && single->kind == NS_JSON_ARRAY && single->n >= 2) {
-                    const ns_json *first = ns_json_get(&single->items[0], "SpecialToken");
-                    const ns_json *last = ns_json_get(&single->items[single->n - 1], "SpecialToken");
-                    if (first && ns_json_get_str(first, "id", &s)) o.cls_token = s;
-                    if (last && ns_json_get_str(last, "id", &s)) o.sep_token = s;
-                }
-            }
-        }
-    } else {
-        /* tokenizer_config.json (transformers' slow-tokenizer settings) */
-        char cpath[1024];
-        snprintf(cpath, sizeof cpath, "%s/tokenizer_config.json", dir);
-        if (file_exists(cpath)) {
-            if ((st = ns_json_read(&cj, cpath, err)) != NS_OK) goto done;
-            o.lowercase = json_bool(&cj, "do_lower_case", true);
-            o.handle_chinese_chars = json_bool(&cj, "tokenize_chinese_chars", true);
-            const ns_json *sa = ns_json_get(&cj, "strip_accents");
-            o.strip_accents = sa && sa->kind == NS_JSON_BOOL ? sa->boolean : -1;
-        }
-        char mpath[1024];
-        snprintf(mpath, sizeof mpath, "%s/special_tokens_map.json", dir);
-        if (file_exists(mpath) && (st = ns_json_read(&mj, mpath, err)) != NS_OK) goto done;
-        const char *keys[] = {"unk_token", "cls_token", "sep_token", "pad_token", "mask_token", "bos_token", "eos_token"};
-        added = ns_xcalloc(8, sizeof *added);
-        for (int k = 0; k < 7; k++) {
-            const char *s = json_token(&mj, keys[k]);
-            if (!s) s = json_token(&cj, keys[k]);
-            if (!s && k < 5) s = (const char *[]){"[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"}[k];
-            if (!s) continue;
-            if (k == 0) o.unk_token = s;
-            if (k == 1) o.cls_token = s;
-            if (k == 2) o.sep_token = s;
-            int id = -1;
-            for (int i = 0; i < n; i++)
-                if (!strcmp(lines[i], s)) id = i; /* the last line wins, as in a dict */
-            bool dup = false;
-            for (int i = 0; i < nadded; i++) dup |= !strcmp(added[i].content, s);
-            if (id >= 0 && !dup) added[nadded++] = (ns_wordpiece_added){s, id, false, false, false, false};
+    if (n == 0) st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "empty vocabulary");
+    else if (file_exists(tpath)) st = read_tokenizer_json(&tj, tpath, path, n, &o, &added, &nadded, err);
+    else st = read_slow_tokenizer(dir, &cj, &mj, lines, n, &o, &added, &nadded, err);
+    if (st == NS_OK) {
+        st = ns_wordpiece_new(out, (const char *const *)lines, n, &o, added, nadded, err);
+        if (st != NS_OK && err) {
+            char msg[sizeof err->msg];
+            memcpy(msg, err->msg, sizeof msg);
+            ns_error_set(err, st, path, 0, 0, "%s", msg);
         }
     }
-    st = ns_wordpiece_new(out, (const char *const *)lines, n, &o, added, nadded, err);
-    if (st != NS_OK && err) {
-        char msg[sizeof err->msg];
-        memcpy(msg, err->msg, sizeof msg);
-        ns_error_set(err, st, path, 0, 0, "%s", msg);
-    }
-done:
     ns_json_free(&tj);
     ns_json_free(&cj);
     ns_json_free(&mj);

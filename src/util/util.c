@@ -299,6 +299,13 @@ bool ns_streq_ci(const char *a, const char *b)
     return *a == *b;
 }
 
+bool ns_same_path(const char *x, const char *y)
+{
+    if (!strcmp(x, y)) return true;
+    struct stat sx, sy;
+    return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+}
+
 void ns_strmap_init(ns_strmap *m)
 {
     m->n = 0;

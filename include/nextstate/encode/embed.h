@@ -140,4 +140,54 @@ typedef struct ns_text_list {
 void ns_text_list_dataset(ns_text_list *l, const ns_dataset *ds, ns_render_prep *const *preps, ns_prompt_layout layout);
 void ns_text_list_free(ns_text_list *l);
 
+/* Texts from a file of JSON lines, each a string or {"text": string} (empty
+ * lines skipped): nstates = n, nactions = 0.  A bad line is NS_ERR_INPUT at
+ * file:line. */
+ns_status ns_text_list_jsonl(ns_text_list *l, const char *file, ns_error *err);
+
+/* ---- `nextstate embed` ---------------------------------------------------- */
+
+/* The folder of a model given by name: name itself when it holds a '/' or
+ * is a folder, else $NEXTSTATE_MODELS/name, else
+ * ~/.cache/nextstate/models/name; into path.  Returns whether it is a
+ * folder. */
+bool ns_embed_model_dir(const char *name, ns_buf *path);
+
+/* ns_bert_load of the model folder of name (ns_embed_model_dir); a folder
+ * that is not there is NS_ERR_IO without a file, its message saying how to
+ * fetch the model. */
+ns_status ns_embed_model_load(ns_bert **m, const char *name, ns_error *err);
+
+/* What ns_embed_cached did: texts computed (the others were in the cache
+ * or repeated), wall and process CPU seconds of the computation. */
+typedef struct ns_embed_run {
+    int64_t computed;
+    double seconds, cpu;
+} ns_embed_run;
+
+/* ns_embed_texts through a cache folder: the table is loaded from cache
+ * (when it holds embeddings.npy) or started empty, the missing texts are
+ * computed, and the table is saved back when any were.  cache NULL: no
+ * folder. */
+ns_status ns_embed_cached(const ns_bert *m, const char *cache, int64_t n, const char *const *texts, const size_t *lens,
+                          const ns_embed_opts *o, ns_embed_table *t, ns_embed_run *run, ns_error *err);
+
+/* The rows of texts[0..n), in order, from t to path as float32 [n, dim]. */
+ns_status ns_embed_write_rows(const char *path, const ns_embed_table *t, int64_t n, const char *const *texts,
+                              const size_t *lens, ns_error *err);
+
+/* ns_text_list_dataset of the dataset folder dir, its prompts rendered with
+ * the templates under domains_dir. */
+ns_status ns_text_list_dir(ns_text_list *l, const char *dir, const char *domains_dir, ns_prompt_layout layout,
+                           ns_error *err);
+
+/* ns_embed_prompt_stats of the dataset folder dir; its domain's name into
+ * domain. */
+ns_status ns_embed_prompt_stats_dir(const ns_bert *m, const char *dir, const char *domains_dir,
+                                    ns_prompt_layout layout, ns_prompt_stats *out, ns_buf *domain, ns_error *err);
+
+/* `embed stats --json`: one dataset's statistics as a JSON object. */
+void ns_prompt_stats_json(ns_buf *b, const ns_prompt_stats *q, const char *dataset, const char *domain,
+                          const char *model, ns_prompt_layout layout);
+
 #endif

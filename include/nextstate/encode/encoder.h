@@ -69,5 +69,12 @@ void ns_encoder_free(ns_encoder *e);
 void ns_encoder_state(ns_encoder *e, const ns_word *s, float *out);
 /* φ(g), dim floats. */
 void ns_encoder_goal(ns_encoder *e, float *out);
+/* The nonzero entries of φ(s) — of φ(g) when s is NULL — as a sparse row:
+ * columns into idx, values into val (room for ns_encoder_max_nnz(e) each),
+ * ascending; scratch holds dim floats (FSF rows are computed dense first).
+ * Returns the count. */
+int ns_encoder_sparse(ns_encoder *e, const ns_word *s, int *idx, float *val, float *scratch);
+/* The most nonzero entries a row of e can have. */
+int ns_encoder_max_nnz(const ns_encoder *e);
 
 #endif

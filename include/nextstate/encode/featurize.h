@@ -279,4 +279,46 @@ void ns_feat_docs_dataset(ns_feat_docs *d, ns_feat_ds_ctx *ctx, const ns_dataset
 void ns_feat_train_states(const int64_t *refs, int64_t nrefs, int d, const ns_dataset *ds, int64_t **ids, int64_t *n);
 void ns_feat_train_actions(const int64_t *refs, int64_t nrefs, int d, const ns_dataset *ds, int64_t **pairs, int64_t *n);
 
+/* Every action of ds as (problem, operator) pairs, problems in order (the
+ * global action id order of ns_action_offsets); *n pairs, malloc'ed. */
+int64_t *ns_feat_all_actions(const ns_dataset *ds, int64_t *n);
+
+/* ---- `nextstate featurize`: a dataset's features into a folder ------------ */
+
+/* OUTDIR receives states.npy (float32 [N, D]) or
+ * states_{indptr,indices,values,shape}.npy (CSR), one row per dataset state;
+ * or for actions, actions.npy / actions_*.npy, one row per (problem,
+ * operator) pair, with action_offsets.npy (i64 [P+1]) and
+ * transition_action.npy (i64 [T]: the row of each transition's action);
+ * featurizer.json (+ featurizer.svd.npy); and last features.json: what was
+ * written and the bytes + CRC-32 of every file. */
+typedef struct ns_featurize_opts {
+    const char *dataset, *out;
+    const char *domains;  /* render templates (prompt and context sources) */
+    ns_feat_opts feat;    /* kind, source, … of the featurizer to fit */
+    /* how to fit (one of): on the training transitions of the split fit_on
+     * (every dataset it names), on every row of the dataset (fit_all), or
+     * not at all (random features); a featurizer given to the call is used
+     * as is and vocab names its file in features.json */
+    const char *fit_on, *vocab;
+    bool fit_all;
+} ns_featurize_opts;
+
+/* What was written, for a summary line. */
+typedef struct ns_featurize_report {
+    const char *what;     /* "states" or "actions" */
+    const char *fit_from; /* "vocab", "split", "all" or "none" */
+    ns_feat_kind kind;
+    ns_feat_source source;
+    int64_t rows, dim, nnz, ndocs, nterms;
+    int svd_dim;
+    bool sparse;
+    double fit_seconds, transform_seconds, write_seconds;
+} ns_featurize_report;
+
+/* Fits (unless f is given: a fitted featurizer, e.g. ns_featurizer_load'ed,
+ * whose opts decide rows and source) and writes OUTDIR as above. */
+ns_status ns_featurize_dataset(const ns_featurize_opts *o, const ns_featurizer *f, ns_featurize_report *rep,
+                               ns_error *err);
+
 #endif

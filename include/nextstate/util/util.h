@@ -141,4 +141,8 @@ void ns_remove_tree(const char *path);
 /* Case-insensitive string equality (ASCII). */
 bool ns_streq_ci(const char *a, const char *b);
 
+/* Do two paths name the same file or directory (equal strings, or the same
+ * device and inode)? */
+bool ns_same_path(const char *x, const char *y);
+
 #endif
