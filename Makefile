@@ -88,7 +88,7 @@ $(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench
 # changes; skipped when the venv is absent.
 PY_VENV  := build/venv
 PY_STAMP := $(PY_VENV)/.nextstate-installed
-PY_SRC   := $(wildcard python/nextstate/*.c python/nextstate/*.py python/up_nextstate/*.py) pyproject.toml setup.py
+PY_SRC   := $(wildcard python/nextstate/*.c python/nextstate/*.py python/nextstate/*.pyi python/up_nextstate/*.py) python/nextstate/py.typed pyproject.toml setup.py
 .PHONY: python
 python: $(PY_STAMP)
 $(PY_STAMP): $(LIB_SRC) $(HEADERS) $(PY_SRC)

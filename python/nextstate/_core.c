@@ -24,7 +24,14 @@
 #include "nextstate/core/search.h"
 #include "nextstate/core/succgen.h"
 #include "nextstate/core/task.h"
+#include "nextstate/encode/encoder.h"
 #include "nextstate/encode/wl.h"
+#include "nextstate/eval/fit.h"
+#include "nextstate/eval/report.h"
+#include "nextstate/learn/hwl.h"
+#include "nextstate/learn/predictor.h"
+#include "nextstate/planner/planner.h"
+#include "nextstate/data/trajectory.h"
 #include "nextstate/util/error.h"
 #include "nextstate/util/util.h"
 
@@ -773,6 +780,490 @@ static PyTypeObject WLType = {
     .tp_methods = wl_methods,
 };
 
+/* ----------------------------------------------------------------- Model */
+
+/* A learned model: a heuristic h(s) = w·φ(s) + b (hwl.h) or a next-state
+ * predictor (predictor.h, LSTM or XGBoost), trained by _learn or loaded by
+ * _load_model; both plan (planner.h). */
+typedef struct {
+    PyObject_HEAD
+    int kind; /* 0 empty, 1 hwl, 2 predictor */
+    ns_hwl h;
+    ns_predictor p;
+} ModelObject;
+
+static PyTypeObject ModelType;
+
+static void model_dealloc(ModelObject *self)
+{
+    if (self->kind == 1) ns_hwl_free(&self->h);
+    else if (self->kind == 2) ns_predictor_free(&self->p);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int model_ready(ModelObject *self)
+{
+    if (!self->kind) {
+        PyErr_SetString(PyExc_RuntimeError, "the model is empty (use nextstate.learn or nextstate.load_model)");
+        return 0;
+    }
+    return 1;
+}
+
+static const ns_encoder_spec *model_enc(const ModelObject *self) { return self->kind == 1 ? &self->h.enc : &self->p.enc; }
+
+static const char *model_kind_name(const ModelObject *self)
+{
+    return self->kind == 1 ? "hwl" : ns_predictor_kind_name(self->p.kind);
+}
+
+static PyObject *model_info(ModelObject *self, PyObject *Py_UNUSED(i))
+{
+    if (!model_ready(self)) return NULL;
+    const ns_encoder_spec *e = model_enc(self);
+    const char *dom = e->kind == NS_ENCODER_WL && e->wl.domain_name ? e->wl.domain_name : "";
+    if (self->kind == 1)
+        return Py_BuildValue("{s:s,s:s,s:s,s:i,s:d,s:l,s:i,s:d}", "model", "hwl", "encoder", "wl", "domain_name",
+                             dom, "dim", self->h.dim, "lambda", self->h.lambda, "train_rows", self->h.rows,
+                             "train_problems", self->h.problems, "train_rmse", self->h.rmse);
+    const ns_predictor *p = &self->p;
+    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:l,s:i,s:d,s:l,s:l}", "model", ns_predictor_kind_name(p->kind), "mode",
+                         ns_predictor_mode_name(p->mode), "encoder", ns_encoder_kind_name(p->enc.kind), "domain_name",
+                         dom, "dim", p->dim, "size", ns_predictor_size(p), "best_epoch", p->best_epoch, "best_val",
+                         p->best_val, "train_rows", p->train_rows, "val_rows", p->val_rows);
+}
+
+static PyObject *model_save(ModelObject *self, PyObject *args)
+{
+    const char *path;
+    if (!PyArg_ParseTuple(args, "s", &path) || !model_ready(self)) return NULL;
+    ns_error err;
+    ns_error_clear(&err);
+    ns_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->kind == 1 ? ns_hwl_save(&self->h, path, &err) : ns_predictor_save(&self->p, path, &err);
+    Py_END_ALLOW_THREADS
+    if (st != NS_OK) return raise_ns(&err);
+    Py_RETURN_NONE;
+}
+
+/* _plan(task, algo, width, max_steps, time_limit, memory_limit) -> dict, as
+ * `nextstate plan` plans one problem (its plan checked with γ). */
+static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"task", "algo", "width", "max_steps", "time_limit", "memory_limit", NULL};
+    PyObject *to;
+    const char *algo = NULL;
+    ns_planner_opts o;
+    ns_planner_opts_default(&o);
+    Py_ssize_t ml = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ziidn", kwlist, &to, &algo, &o.width, &o.max_steps, &o.time_limit,
+                                     &ml))
+        return NULL;
+    if (!model_ready(self)) return NULL;
+    TaskObject *t = as_task(to);
+    if (!t) return NULL;
+    if (o.width < 1 || o.max_steps < 0 || ml < 0)
+        return PyErr_Format(PyExc_ValueError, "width must be >= 1, max_steps and memory_limit >= 0");
+    o.memory_limit = (size_t)ml;
+    const char *name;
+    if (self->kind == 1) {
+        if (algo && strcmp(algo, "guided") && strcmp(algo, "search"))
+            return PyErr_Format(PyExc_ValueError,
+                                "a learned heuristic plans with algo 'guided' (GBFS on h, h^FF's helpful actions "
+                                "preferred; the default) or 'search' (GBFS on h alone), not '%s'", algo);
+        o.algo = algo && !strcmp(algo, "search") ? NS_PLAN_SEARCH : NS_PLAN_GUIDED;
+        name = o.algo == NS_PLAN_SEARCH ? "hwl" : "hwl+ff-preferred";
+    } else {
+        if (algo) {
+            int a = ns_planner_algo_parse(algo);
+            if (a < 0) return PyErr_Format(PyExc_ValueError, "unknown algo '%s' (beam, restart, search or guided)", algo);
+            o.algo = (ns_planner_algo)a;
+        }
+        name = ns_planner_algo_name(o.algo);
+    }
+    ns_planner_result r;
+    memset(&r, 0, sizeof r);
+    ns_error err;
+    ns_error_clear(&err);
+    ns_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = self->kind == 1 ? ns_plan_heuristic(&self->h, &t->t, &o, &r, &err)
+                         : ns_plan_learned(&self->p, &t->t, &o, &r, &err);
+    if (st == NS_OK && !ns_plan_ops_valid(&t->t, r.plan, r.plan_len))
+        st = ns_error_set(&err, NS_ERR_INTERNAL, t->p.path, 0, 0, "the learned planner returned an invalid plan");
+    Py_END_ALLOW_THREADS
+    if (st != NS_OK && st != NS_INCOMPLETE && st != NS_UNSOLVABLE && st != NS_OUT_OF_TIME && st != NS_OUT_OF_MEMORY) {
+        ns_planner_result_free(&r);
+        return raise_ns(&err);
+    }
+    int n = st == NS_OK && r.plan ? r.plan_len : 0;
+    PyObject *plan = PyList_New(n);
+    for (int i = 0; plan && i < n; i++) PyList_SET_ITEM(plan, i, PyLong_FromLong(r.plan[i]));
+    PyObject *out = plan ? Py_BuildValue("{s:s,s:O,s:N,s:i,s:s,s:i,s:l,s:l,s:d,s:d}", "status", ns_status_name(st),
+                                         "solved", st == NS_OK ? Py_True : Py_False, "plan", plan, "plan_length",
+                                         st == NS_OK ? r.plan_len : -1, "algo", name, "width", r.width, "expanded",
+                                         r.expanded, "predictions", r.predictions, "seconds", r.seconds,
+                                         "model_seconds", r.model_seconds)
+                         : NULL;
+    ns_planner_result_free(&r);
+    return out;
+}
+
+/* _h_into(task, states, out float64 [n]): h(s) = w·φ(s) + b of a learned
+ * heuristic for each state (the value search orders by, before its clamp
+ * at 0 and rounding to thousandths). */
+static PyObject *model_h_into(ModelObject *self, PyObject *args)
+{
+    PyObject *to, *so, *oo;
+    if (!PyArg_ParseTuple(args, "OOO", &to, &so, &oo) || !model_ready(self)) return NULL;
+    if (self->kind != 1)
+        return PyErr_Format(PyExc_TypeError, "a %s next-state model has no heuristic value (learn model='hwl')",
+                            model_kind_name(self));
+    TaskObject *t = as_task(to);
+    if (!t) return NULL;
+    Py_buffer v, w;
+    Py_ssize_t n;
+    if (!get_states(t, so, &v, &n, 0)) return NULL;
+    if (PyObject_GetBuffer(oo, &w, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) { PyBuffer_Release(&v); return NULL; }
+    if (w.len != (Py_ssize_t)((size_t)n * sizeof(double))) {
+        PyBuffer_Release(&w);
+        PyBuffer_Release(&v);
+        return PyErr_Format(PyExc_ValueError, "output buffer has the wrong size");
+    }
+    const ns_hwl *h = &self->h;
+    ns_encoder e;
+    ns_error err;
+    ns_error_clear(&err);
+    if (ns_encoder_init(&e, &h->enc, &t->t, &err) != NS_OK) {
+        PyBuffer_Release(&w);
+        PyBuffer_Release(&v);
+        return raise_ns(&err);
+    }
+    float *phi = malloc(sizeof(float) * ((size_t)h->dim + 1));
+    if (phi) {
+        double *out = w.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < n; r++) {
+            ns_encoder_state(&e, (const ns_word *)v.buf + (size_t)r * (size_t)t->t.nwords, phi);
+            double x = h->w[h->dim];
+            for (int j = 0; j < h->dim; j++)
+                if (phi[j] != 0) x += (double)h->w[j] * phi[j];
+            out[r] = x;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    free(phi);
+    ns_encoder_free(&e);
+    PyBuffer_Release(&w);
+    PyBuffer_Release(&v);
+    if (!phi) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef model_methods[] = {
+    {"info", (PyCFunction)model_info, METH_NOARGS, "info() -> dict: kind, encoder, dimension, training record."},
+    {"save", (PyCFunction)model_save, METH_VARARGS, "save(path): writes the model file."},
+    {"_plan", (PyCFunction)(void (*)(void))model_plan, METH_VARARGS | METH_KEYWORDS,
+     "internal: plan(task, algo, width, max_steps, time_limit, memory_limit) -> dict."},
+    {"_h_into", (PyCFunction)model_h_into, METH_VARARGS, "internal: heuristic values into a float64 buffer."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "nextstate._core.Model",
+    .tp_doc = "A learned model (low level; use nextstate.learn / nextstate.load_model).",
+    .tp_basicsize = sizeof(ModelObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)model_dealloc,
+    .tp_methods = model_methods,
+};
+
+static ModelObject *model_new(PyObject *cls)
+{
+    if (!cls || cls == Py_None) cls = (PyObject *)&ModelType;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &ModelType)) {
+        PyErr_SetString(PyExc_TypeError, "cls must be a subclass of nextstate._core.Model");
+        return NULL;
+    }
+    return (ModelObject *)PyObject_CallNoArgs(cls);
+}
+
+/* learn(domain, train_dir, model, …, cls=None) -> (Model, dict): as
+ * `nextstate learn` (trajectories from a plan folder or solved, then the
+ * heuristic or the predictor); the dict is what `learn --json` prints. */
+static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"domain", "train_dir", "model", "plans", "val_dir", "val_plans", "encoder", "mode",
+                             "iterations", "statics", "lambda_", "lr", "epochs", "hidden", "layers", "batch", "seed",
+                             "rounds", "depth", "threads", "max_objects", "solve_time_limit", "solve_memory_limit",
+                             "optimal_only", "cls", NULL};
+    const char *dom, *dir, *model = "hwl", *plans = NULL, *val_dir = NULL, *val_plans = NULL, *encs = "wl",
+                                       *modes = NULL;
+    ns_predictor_config c;
+    ns_predictor_config_init(&c);
+    ns_hwl_config hc;
+    ns_hwl_config_init(&hc);
+    int iterations = 2, statics = 1, maxobj = 0, optimal_only = 0;
+    unsigned long long seed = c.seed;
+    double solve_limit = 60, solve_memory = 4096;
+    PyObject *cls = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpO", kwlist, &dom, &dir, &model, &plans,
+                                     &val_dir, &val_plans, &encs, &modes, &iterations, &statics, &hc.lambda, &c.lr,
+                                     &c.epochs, &c.hidden, &c.layers, &c.batch, &seed, &c.xgb.max_rounds,
+                                     &c.xgb.max_depth, &c.xgb.nthread, &maxobj, &solve_limit, &solve_memory,
+                                     &optimal_only, &cls))
+        return NULL;
+    bool hwl = !strcmp(model, "hwl");
+    int k = ns_predictor_kind_parse(model);
+    if (!hwl && k < 0) return PyErr_Format(PyExc_ValueError, "model must be 'hwl', 'xgb' or 'lstm', not '%s'", model);
+    int enc = ns_encoder_kind_parse(encs);
+    if (enc < 0) return PyErr_Format(PyExc_ValueError, "encoder must be 'wl' or 'fsf', not '%s'", encs);
+    if (hwl && enc != NS_ENCODER_WL) return PyErr_Format(PyExc_ValueError, "a learned heuristic uses the wl encoder");
+    if (modes) {
+        int md = ns_predictor_mode_parse(modes);
+        if (md < 0) return PyErr_Format(PyExc_ValueError, "mode must be 'state' or 'delta', not '%s'", modes);
+        c.mode = (ns_predictor_mode)md;
+    }
+    if (iterations < 0 || maxobj < 0 || c.epochs < 0 || c.hidden < 0 || c.layers < 0 || c.batch < 0 ||
+        c.xgb.max_rounds < 0 || c.xgb.max_depth < 0 || c.xgb.nthread < 0)
+        return PyErr_Format(PyExc_ValueError, "counts (iterations, epochs, hidden, layers, …) must be >= 0");
+    if (!(hc.lambda >= 0) || !(c.lr > 0)) return PyErr_Format(PyExc_ValueError, "lambda_ must be >= 0 and lr > 0");
+    if (val_plans && !val_dir) return PyErr_Format(PyExc_ValueError, "val_plans needs val_dir");
+    if (!hwl) c.kind = (ns_predictor_kind)k;
+    c.seed = (uint64_t)seed;
+    c.progress = false;
+    hc.iterations = iterations;
+    hc.statics = statics;
+    ModelObject *mo = model_new(cls);
+    if (!mo) return NULL;
+
+    ns_error err;
+    ns_error_clear(&err);
+    ns_trajset tr, va;
+    memset(&tr, 0, sizeof tr);
+    memset(&va, 0, sizeof va);
+    ns_encoder_spec spec;
+    memset(&spec, 0, sizeof spec);
+    ns_traj_opts to = {plans, solve_limit, !optimal_only, (size_t)(solve_memory * 1048576.0)};
+    ns_status st;
+    double secs = 0, val = NAN;
+    Py_BEGIN_ALLOW_THREADS
+    st = ns_trajset_load(&tr, dom, dir, &to, &err);
+    if (st == NS_OK && val_dir) {
+        ns_traj_opts vo = to;
+        vo.plan_dir = val_plans;
+        st = ns_trajset_load(&va, dom, val_dir, &vo, &err);
+    }
+    if (st == NS_OK && hwl) {
+        double t0 = ns_cpu_now();
+        st = ns_hwl_fit(&mo->h, &tr, &hc, &err);
+        secs = ns_cpu_now() - t0;
+        if (st == NS_OK) {
+            mo->kind = 1;
+            if (va.n > 0) st = ns_hwl_rmse(&mo->h, &va, &val, &err);
+        }
+    } else if (st == NS_OK) {
+        if (maxobj <= 0 && enc == NS_ENCODER_FSF) { /* slots for every training and validation problem */
+            maxobj = ns_trajset_max_objects(&tr);
+            if (val_dir && ns_trajset_max_objects(&va) > maxobj) maxobj = ns_trajset_max_objects(&va);
+        }
+        st = enc == NS_ENCODER_WL ? ns_encoder_spec_fit_wl(&spec, &tr, iterations, statics, &err)
+                                  : ns_encoder_spec_fsf(&spec, &tr, maxobj, &err);
+        if (st == NS_OK) {
+            st = ns_predictor_train(&mo->p, &spec, &tr, val_dir ? &va : NULL, &c, &err);
+            mo->kind = 2; /* ns_predictor_free is safe on what train leaves, even on failure */
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *info = NULL;
+    if (st == NS_OK && hwl)
+        info = Py_BuildValue("{s:s,s:s,s:i,s:i,s:l,s:i,s:d,s:d,s:d,s:i,s:i}", "model", "hwl", "encoder", "wl", "dim",
+                             mo->h.dim, "train_problems", tr.n, "train_rows", mo->h.rows, "val_problems", va.n,
+                             "train_rmse", mo->h.rmse, "val_rmse", val, "seconds", secs, "unsolved", tr.unsolved,
+                             "satisficing", tr.satisficing);
+    else if (st == NS_OK)
+        info = Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:l,s:i,s:l,s:l,s:i,s:d,s:K,s:d,s:i,s:i}", "model",
+                             ns_predictor_kind_name(mo->p.kind), "mode", ns_predictor_mode_name(mo->p.mode), "encoder",
+                             ns_encoder_kind_name(mo->p.enc.kind), "dim", mo->p.dim, "train_problems", tr.n,
+                             "train_rows", mo->p.train_rows, "val_problems", va.n, "val_rows", mo->p.val_rows, "size",
+                             ns_predictor_size(&mo->p), "best_epoch", mo->p.best_epoch, "best_val", mo->p.best_val,
+                             "seed", (unsigned long long)c.seed, "seconds", mo->p.train_seconds, "unsolved",
+                             tr.unsolved, "satisficing", tr.satisficing);
+    ns_encoder_spec_free(&spec);
+    ns_trajset_free(&tr);
+    ns_trajset_free(&va);
+    if (st != NS_OK) {
+        Py_DECREF(mo);
+        return raise_ns(&err);
+    }
+    if (!info) {
+        Py_DECREF(mo);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", (PyObject *)mo, info);
+}
+
+/* load_model(path, cls=None) -> Model: a learned heuristic or a predictor,
+ * told apart as `nextstate plan` does. */
+static PyObject *mod_load_model(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"path", "cls", NULL};
+    const char *path;
+    PyObject *cls = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|O", kwlist, &path, &cls)) return NULL;
+    ModelObject *mo = model_new(cls);
+    if (!mo) return NULL;
+    ns_error err;
+    ns_error_clear(&err);
+    ns_status st;
+    bool hwl;
+    Py_BEGIN_ALLOW_THREADS
+    hwl = ns_hwl_sniff(path);
+    st = hwl ? ns_hwl_load(&mo->h, path, &err) : ns_predictor_load(&mo->p, path, &err);
+    Py_END_ALLOW_THREADS
+    if (st != NS_OK) {
+        Py_DECREF(mo);
+        return raise_ns(&err);
+    }
+    mo->kind = hwl ? 1 : 2;
+    return (PyObject *)mo;
+}
+
+/* train_world(split_dir, out, …) -> str: `nextstate train` (ns_world_fit);
+ * the checkpoint's "train" object as JSON text (what `train --json` prints). */
+static PyObject *mod_train_world(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"split_dir", "out", "model", "layers", "hidden", "out_dim", "t_hidden", "lr",
+                             "weight_decay", "tau", "action_weight", "time_limit", "warmup_start", "batch", "epochs",
+                             "steps", "min_steps", "warmup", "seed", "action_k", "action_loss", "eval_every",
+                             "patience", "dev_pool", "state_features", "action_features", "standardize", "log",
+                             NULL};
+    ns_fit_opts fo;
+    ns_fit_opts_init(&fo);
+    ns_world_config *cfg = &fo.cfg;
+    ns_train_opts *o = &fo.train;
+    const char *split_dir, *out, *kind = NULL, *action_loss = NULL;
+    int hidden = 0;
+    double tau = o->tau, action_weight = o->action_weight;
+    long long steps = o->steps, min_steps = o->min_steps;
+    unsigned long long seed = o->seed;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|ziiiiddddddiiLLiKiziiizzzz", kwlist, &split_dir, &out, &kind,
+                                     &cfg->layers, &hidden, &cfg->out, &cfg->t_hidden, &o->lr, &o->weight_decay, &tau,
+                                     &action_weight, &o->time_limit, &o->warmup_start, &o->batch, &o->epochs, &steps,
+                                     &min_steps, &o->warmup_epochs, &seed, &o->action_k, &action_loss, &o->eval_every,
+                                     &o->patience, &o->dev_pool, &fo.state_spec, &fo.action_spec, &fo.standardize,
+                                     &fo.log_path))
+        return NULL;
+    if (kind) {
+        int k = ns_world_kind_parse(kind);
+        if (k < 0) return PyErr_Format(PyExc_ValueError, "model must be 'resmlp' or 'film', not '%s'", kind);
+        cfg->kind = (ns_world_kind)k;
+    }
+    if (cfg->layers < 1 || cfg->layers > NS_WORLD_MAX_LAYERS)
+        return PyErr_Format(PyExc_ValueError, "layers must be 1 … %d", NS_WORLD_MAX_LAYERS);
+    if (hidden < 0 || cfg->out < 1 || cfg->t_hidden < 0 || o->batch < 1 || o->epochs < 0 || steps < 0 ||
+        min_steps < 0 || o->warmup_epochs < 0 || o->action_k < 0 || o->eval_every < 1 || o->patience < 0 ||
+        o->dev_pool < 2)
+        return PyErr_Format(PyExc_ValueError, "a size or count is out of range (see `nextstate help train`)");
+    if (!(o->lr > 0) || !(tau > 0) || !(o->weight_decay >= 0) || !(action_weight >= 0) || !(o->time_limit >= 0) ||
+        !(o->warmup_start >= 0))
+        return PyErr_Format(PyExc_ValueError, "lr and tau must be > 0; weight_decay, action_weight, time_limit and "
+                                              "warmup_start >= 0");
+    o->tau = (float)tau;
+    o->action_weight = (float)action_weight;
+    if (action_loss) {
+        if (!strcmp(action_loss, "list")) o->action_grid = false;
+        else if (!strcmp(action_loss, "grid")) o->action_grid = true;
+        else if (!strcmp(action_loss, "none")) o->action_weight = 0;
+        else return PyErr_Format(PyExc_ValueError, "action_loss must be 'list', 'grid' or 'none', not '%s'", action_loss);
+    }
+    o->steps = steps;
+    o->min_steps = min_steps;
+    o->seed = (uint64_t)seed;
+    o->progress = false;
+    cfg->state_hidden = cfg->action_hidden = hidden;
+    ns_error err;
+    ns_error_clear(&err);
+    ns_fit_result r;
+    memset(&r, 0, sizeof r);
+    ns_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = ns_world_fit(split_dir, &fo, out, &r, &err);
+    Py_END_ALLOW_THREADS
+    if (st != NS_OK) return raise_ns(&err);
+    PyObject *s = PyUnicode_FromString(r.json ? r.json : "{}");
+    ns_fit_result_free(&r);
+    return s;
+}
+
+/* evaluate_world(model, split_dir, …) -> str: `nextstate eval --json`
+ * (ns_eval_report, ns_report_json). */
+static PyObject *mod_evaluate_world(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"model", "split_dir", "on", "seed", "latency", "acc", "bf16", "pool_sweep", "rollout",
+                             "rollout_pool", "state_features", "action_features", NULL};
+    const char *model, *split_dir, *on = "test";
+    ns_report_opts ro;
+    ns_report_opts_init(&ro);
+    ns_eval_opts *eo = &ro.eval;
+    unsigned long long seed = eo->seed;
+    int acc = eo->acc, bf16 = 0, rollout = 0;
+    PyObject *sweep = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|sKippOpizz", kwlist, &model, &split_dir, &on, &seed,
+                                     &eo->latency_queries, &acc, &bf16, &sweep, &rollout, &ro.rollout_pool,
+                                     &ro.state_spec, &ro.action_spec))
+        return NULL;
+    if (strcmp(on, "test") && strcmp(on, "dev")) return PyErr_Format(PyExc_ValueError, "on must be 'test' or 'dev'");
+    if (eo->latency_queries < 0) return PyErr_Format(PyExc_ValueError, "latency must be >= 0");
+    if (ro.rollout_pool != 0 && (ro.rollout_pool < 2 || ro.rollout_pool > 1000000000))
+        return PyErr_Format(PyExc_ValueError, "rollout_pool must be a pool size >= 2");
+    int *sizes = NULL;
+    if (sweep && sweep != Py_None) {
+        PyObject *seq = PySequence_Fast(sweep, "pool_sweep expects a sequence of pool sizes (0: full)");
+        if (!seq) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        sizes = malloc(sizeof(int) * (size_t)(n ? n : 1));
+        if (!sizes) { Py_DECREF(seq); return PyErr_NoMemory(); }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+            if ((x == -1 && PyErr_Occurred()) || x == 1 || x < 0 || x > 1000000000L) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "pool sizes must be >= 2 (0: full)");
+                free(sizes);
+                Py_DECREF(seq);
+                return NULL;
+            }
+            sizes[i] = (int)x;
+        }
+        ro.nsweep = (int)n;
+        Py_DECREF(seq);
+    }
+    ro.sweep = sizes;
+    ro.dev = !strcmp(on, "dev");
+    ro.bf16 = bf16;
+    ro.rollout = rollout || ro.rollout_pool > 0;
+    eo->seed = (uint64_t)seed;
+    eo->acc = acc;
+    eo->progress = false;
+    ns_error err;
+    ns_error_clear(&err);
+    ns_report rep;
+    ns_status st;
+    ns_buf b;
+    ns_buf_init(&b);
+    Py_BEGIN_ALLOW_THREADS
+    st = ns_eval_report(split_dir, model, &ro, &rep, &err);
+    if (st == NS_OK) {
+        ns_report_json(&rep, &b);
+        ns_report_free(&rep);
+    }
+    Py_END_ALLOW_THREADS
+    free(sizes);
+    PyObject *s = st == NS_OK ? PyUnicode_FromStringAndSize(b.data ? b.data : "", (Py_ssize_t)b.len) : raise_ns(&err);
+    ns_buf_free(&b);
+    return s;
+}
+
 /* ---------------------------------------------------------------- module */
 
 static PyObject *mod_generate(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
@@ -841,6 +1332,14 @@ static PyMethodDef mod_methods[] = {
      "generate(domain, options=None, seed=1, name='problem') -> str: a PDDL problem."},
     {"gen_domains", mod_gen_domains, METH_NOARGS, "gen_domains() -> list[str]."},
     {"gen_options", mod_gen_options, METH_O, "gen_options(domain) -> list[dict]."},
+    {"learn", (PyCFunction)(void (*)(void))mod_learn, METH_VARARGS | METH_KEYWORDS,
+     "learn(domain, train_dir, model='hwl', …) -> (Model, dict): as `nextstate learn`."},
+    {"load_model", (PyCFunction)(void (*)(void))mod_load_model, METH_VARARGS | METH_KEYWORDS,
+     "load_model(path, cls=None) -> Model: a learned heuristic or next-state model file."},
+    {"train_world", (PyCFunction)(void (*)(void))mod_train_world, METH_VARARGS | METH_KEYWORDS,
+     "train_world(split_dir, out, …) -> str: as `nextstate train --json` (JSON text)."},
+    {"evaluate_world", (PyCFunction)(void (*)(void))mod_evaluate_world, METH_VARARGS | METH_KEYWORDS,
+     "evaluate_world(model, split_dir, …) -> str: as `nextstate eval --json` (JSON text)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "nextstate._core",
@@ -849,7 +1348,7 @@ static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "nextstate._core
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&TaskType) < 0 || PyType_Ready(&WLType) < 0) return NULL;
+    if (PyType_Ready(&TaskType) < 0 || PyType_Ready(&WLType) < 0 || PyType_Ready(&ModelType) < 0) return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
     NsError = PyErr_NewExceptionWithDoc("nextstate.NextstateError",
@@ -862,5 +1361,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyModule_AddObject(m, "Task", (PyObject *)&TaskType) < 0) return NULL;
     Py_INCREF(&WLType);
     if (PyModule_AddObject(m, "WLVocab", (PyObject *)&WLType) < 0) return NULL;
+    Py_INCREF(&ModelType);
+    if (PyModule_AddObject(m, "Model", (PyObject *)&ModelType) < 0) return NULL;
     return m;
 }

@@ -61,8 +61,6 @@ class Task(_core.Task):
         of a plan file.  Returns ``{valid, failed_step, length, cost, reason}``;
         raises NextstateError when the plan does not parse (unknown action or
         object, wrong arity) at ``file:line:col``."""
-        if isinstance(plan, (list, tuple)):
-            return self.validate_text(self.plan_text(plan), path or "<plan>")
         if isinstance(plan, os.PathLike) or (isinstance(plan, str) and "(" not in plan and plan.strip()):
             p = os.fspath(plan)
             try:
@@ -71,7 +69,9 @@ class Task(_core.Task):
             except OSError as e:
                 raise NextstateError(f"{p}: cannot read the plan: {e.strerror}") from None
             return self.validate_text(text, p)
-        return self.validate_text(plan, path or "<plan>")
+        if isinstance(plan, str):
+            return self.validate_text(plan, path or "<plan>")
+        return self.validate_text(self.plan_text(list(plan)), path or "<plan>")
 
     def solve(self, search: str = "astar", heuristic: Optional[str] = None, time_limit: float = 0.0,
               memory_limit: int = 0, prune_irrelevant: bool = True, preferred: bool = True) -> Dict:

@@ -1,4 +1,4 @@
-"""Shared by test_wlplan.py and bench/py_wl.py: the first paper's seed-A
+"""Shared by test_wlplan.py and bench/wlplan.py: the first paper's seed-A
 problems (../shared/benchmarks/seedA, never copied into the repo) as
 nextstate tasks and the states along their plans, and the same states as
 WLPlan objects."""

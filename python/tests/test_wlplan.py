@@ -13,7 +13,7 @@ wlplan = pytest.importorskip("wlplan")
 SEED = seeda.seed_dir()
 pytestmark = pytest.mark.skipif(SEED is None, reason="seed-A benchmarks (../shared/benchmarks/seedA) not found")
 # Every problem of every split; along each plan every STRIDE-th state (and the
-# last), to keep `make test` short (bench/py_wl.py compares every state).
+# last), to keep `make test` short (bench/wlplan.py compares every state).
 # make test compares train and validation (NS_PY_FULL=1: every split).
 STRIDE = {"visitall-from-everywhere": 25}
 SPLITS = seeda.SPLITS if os.environ.get("NS_PY_FULL") else ("train", "validation")
@@ -46,3 +46,16 @@ def test_features_equal_wlplan(dom, tmp_path, capfd):
     capfd.readouterr()
     assert json.load(open(tmp_path / "w.json"))["colour_hash"] == json.load(open(v))["colour_hash"]
     assert os.path.getsize(v) > 0
+
+
+def test_bench_wlplan_runs():
+    """bench/wlplan.py (both packages side by side) on one small domain: no mismatch."""
+    import subprocess
+    import sys
+    bench = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "wlplan.py")
+    r = subprocess.run([sys.executable, bench, "--domains", "blocks", "--splits", "train", "--repeat", "1", "--json"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    j = json.loads(r.stdout)
+    assert j["total"]["mismatches"] == 0 and j["total"]["states"] > 0 and j["total"]["ratio"] > 0
+    assert j["domains"][0]["nextstate_states_per_s"] > 0 and j["domains"][0]["wlplan_states_per_s"] > 0
