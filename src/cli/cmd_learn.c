@@ -46,6 +46,37 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_co
     return rc;
 }
 
+/* Reports a trained progress model (JSON line, or one line on stderr). */
+static void report_predictor(const ns_predictor *m, const ns_trajset *tr, const ns_trajset *va,
+                             const ns_predictor_config *cfg, const char *out, bool json, bool quiet)
+{
+    if (json) {
+        ns_buf j;
+        ns_buf_init(&j);
+        ns_buf_printf(&j, "{\"model\": \"%s\", \"mode\": \"%s\", \"encoder\": \"%s\", \"dim\": %d, ",
+                      ns_predictor_kind_name(m->kind), ns_predictor_mode_name(m->mode),
+                      ns_encoder_kind_name(m->enc.kind), m->dim);
+        ns_buf_printf(&j, "\"train_problems\": %d, \"train_rows\": %ld, \"val_problems\": %d, \"val_rows\": %ld, "
+                          "\"size\": %ld, \"best_epoch\": %d, \"best_val\": ",
+                      tr->n, m->train_rows, va->n, m->val_rows, ns_predictor_size(m), m->best_epoch);
+        ns_json_put_num(&j, m->best_val);
+        ns_buf_printf(&j, ", \"seed\": %llu, \"seconds\": %.3f, \"output\": ", (unsigned long long)cfg->seed,
+                      m->train_seconds);
+        ns_json_put_str(&j, out);
+        ns_buf_puts(&j, "}\n");
+        fputs(j.data, stdout);
+        ns_buf_free(&j);
+    } else if (!quiet) {
+        fprintf(stderr,
+                "learn: %s-%s-%s, D = %d, %d problems (%ld transitions), validation %d (%ld); "
+                "%s %d kept, validation loss %.5f; %ld %s; %.2f s; wrote %s\n",
+                ns_encoder_kind_name(m->enc.kind), ns_predictor_kind_name(m->kind), ns_predictor_mode_name(m->mode),
+                m->dim, tr->n, m->train_rows, va->n, m->val_rows, m->kind == NS_PREDICTOR_LSTM ? "epoch" : "rounds",
+                m->best_epoch, m->best_val, ns_predictor_size(m),
+                m->kind == NS_PREDICTOR_LSTM ? "parameters" : "rounds", m->train_seconds, out);
+    }
+}
+
 int cmd_learn(int argc, char **argv)
 {
     const char *pos[2] = {0}, *out = NULL, *plans = NULL, *val_dir = NULL, *val_plans = NULL;
@@ -169,33 +200,7 @@ int cmd_learn(int argc, char **argv)
         if (ns_predictor_train(&m, &spec, &tr, val_dir ? &va : NULL, &c, &err) != NS_OK) rc = cli_report(&err);
         else if (ns_predictor_save(&m, out, &err) != NS_OK) rc = cli_report(&err);
     }
-    if (!rc) {
-        if (json) {
-            ns_buf j;
-            ns_buf_init(&j);
-            ns_buf_printf(&j, "{\"model\": \"%s\", \"mode\": \"%s\", \"encoder\": \"%s\", \"dim\": %d, ",
-                          ns_predictor_kind_name(m.kind), ns_predictor_mode_name(m.mode),
-                          ns_encoder_kind_name(m.enc.kind), m.dim);
-            ns_buf_printf(&j, "\"train_problems\": %d, \"train_rows\": %ld, \"val_problems\": %d, \"val_rows\": %ld, "
-                              "\"size\": %ld, \"best_epoch\": %d, \"best_val\": ",
-                          tr.n, m.train_rows, va.n, m.val_rows, ns_predictor_size(&m), m.best_epoch);
-            ns_json_put_num(&j, m.best_val);
-            ns_buf_printf(&j, ", \"seed\": %llu, \"seconds\": %.3f, \"output\": ", (unsigned long long)c.seed,
-                          m.train_seconds);
-            ns_json_put_str(&j, out);
-            ns_buf_puts(&j, "}\n");
-            fputs(j.data, stdout);
-            ns_buf_free(&j);
-        } else if (!quiet) {
-            fprintf(stderr,
-                    "learn: %s-%s-%s, D = %d, %d problems (%ld transitions), validation %d (%ld); "
-                    "%s %d kept, validation loss %.5f; %ld %s; %.2f s; wrote %s\n",
-                    ns_encoder_kind_name(m.enc.kind), ns_predictor_kind_name(m.kind), ns_predictor_mode_name(m.mode),
-                    m.dim, tr.n, m.train_rows, va.n, m.val_rows, m.kind == NS_PREDICTOR_LSTM ? "epoch" : "rounds",
-                    m.best_epoch, m.best_val, ns_predictor_size(&m),
-                    m.kind == NS_PREDICTOR_LSTM ? "parameters" : "rounds", m.train_seconds, out);
-        }
-    }
+    if (!rc) report_predictor(&m, &tr, &va, &c, out, json, quiet);
     ns_predictor_free(&m);
     ns_encoder_spec_free(&spec);
     ns_trajset_free(&tr);
