@@ -48,7 +48,7 @@ def child_cpu():
 
 
 def timed(cmd, limit, cwd=None):
-    """Runs cmd; returns (exit code, CPU seconds of the child, stdout)."""
+    """Runs cmd; returns (exit code, CPU seconds of the child, stdout, wall seconds)."""
     c0, w0 = child_cpu(), time.time()
     try:
         p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -130,6 +130,15 @@ def run_one(planner, dom, prob, model, out, driver):
     return r
 
 
+def quality(r, best):
+    """IPC quality score of one run: C_best / C (1 for a solved zero-cost task), 0 unsolved."""
+    if not r.get("solved"):
+        return 0.0
+    if not r["cost"]:
+        return 1.0
+    return min(1.0, best / r["cost"]) if best is not None else 1.0
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     bounds = json.load(open(os.path.join(IPC, "upper_bounds.json")))
@@ -165,9 +174,7 @@ def main():
                                 print(f"\r{dom} {level} {os.path.basename(prob)} {planner}: "
                                       f"{'solved' if r.get('solved') else 'unsolved'}   ", end="", file=sys.stderr)
                         r = dict(cache[k])
-                        best = bounds.get(key_prob)
-                        r["quality"] = (min(1.0, best / r["cost"]) if r.get("solved") and best and r["cost"]
-                                        else (1.0 if r.get("solved") and r.get("cost") == 0 else 0.0))
+                        r["quality"] = quality(r, bounds.get(key_prob))
                         rows.append(r)
     if sys.stderr.isatty():
         print(file=sys.stderr)

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include "nextstate/util/npy.h"
+#include "nextstate/util/json.h"
 #include "nextstate/util/util.h"
 
 static inline const char *fuzz_path(const char *name)
@@ -60,5 +63,31 @@ static inline void fuzz_copy_arrays(const char *env, const char *dir)
         free(buf);
     }
     closedir(d);
+}
+/* For a folder loader whose JSON metadata file is the input: the first call
+ * makes folder `dir` and copies the arrays of $env into it; then the input
+ * is written as `file` inside it and load(folder) runs, once as it is
+ * (mostly a checksum mismatch) and once sealed (ns_json_seal), so the
+ * mutations also reach the parser and the cross-checks behind the seal. */
+static inline void fuzz_json_folder(const uint8_t *data, size_t size, const char *dir, const char *env,
+                                    const char *file, void (*load)(const char *folder))
+{
+    static char folder[512];
+    if (!folder[0]) {
+        snprintf(folder, sizeof folder, "%s", fuzz_path(dir));
+        mkdir(folder, 0755);
+        fuzz_copy_arrays(env, folder);
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", folder, file);
+    ns_buf b;
+    ns_buf_init(&b);
+    ns_buf_put(&b, data, size);
+    ns_json_seal(&b);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0 ? fuzz_write(path, data, size, 0) : fuzz_write(path, (const uint8_t *)b.data, b.len, 0)) break;
+        load(folder);
+    }
+    ns_buf_free(&b);
 }
 #endif

@@ -946,10 +946,7 @@ static PyObject *model_h_into(ModelObject *self, PyObject *args)
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t r = 0; r < n; r++) {
             ns_encoder_state(&e, (const ns_word *)v.buf + (size_t)r * (size_t)t->t.nwords, phi);
-            double x = h->w[h->dim];
-            for (int j = 0; j < h->dim; j++)
-                if (phi[j] != 0) x += (double)h->w[j] * phi[j];
-            out[r] = x;
+            out[r] = ns_hwl_predict(h, phi);
         }
         Py_END_ALLOW_THREADS
     }

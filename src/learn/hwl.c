@@ -108,7 +108,7 @@ static bool cholesky_solve(double *a, double *b, int n)
     return true;
 }
 
-static double predict(const ns_hwl *h, const float *phi)
+double ns_hwl_predict(const ns_hwl *h, const float *phi)
 {
     double v = h->w[h->dim];
     for (int j = 0; j < h->dim; j++)
@@ -125,7 +125,7 @@ typedef struct sq_err {
 static void add_sq_err(void *ctx, const float *phi, double y)
 {
     sq_err *s = ctx;
-    double d = predict(s->h, phi) - y;
+    double d = ns_hwl_predict(s->h, phi) - y;
     s->sum += d * d;
     s->n++;
 }
@@ -402,15 +402,18 @@ out:
 typedef struct hwl_eval {
     const ns_hwl *h;
     ns_encoder enc;
-    float *phi;
+    int *idx;         /* a sparse row of φ(s): only its nonzeros are read, */
+    float *val, *phi; /* so an evaluation costs O(nnz), not O(dim) */
     ns_heuristic *ff; /* helpful actions (NULL: none) */
 } hwl_eval;
 
 static int hwl_eval_fn(void *ctx, const ns_word *s, int *pref, int *npref)
 {
     hwl_eval *x = ctx;
-    ns_encoder_state(&x->enc, s, x->phi);
-    double v = predict(x->h, x->phi) * HWL_SCALE;
+    int nnz = ns_encoder_sparse(&x->enc, s, x->idx, x->val, x->phi);
+    double v = x->h->w[x->h->dim];
+    for (int k = 0; k < nnz; k++) v += (double)x->h->w[x->idx[k]] * x->val[k];
+    v *= HWL_SCALE;
     int key = v <= 0 ? 0 : v >= (double)(NS_H_INF - 1) ? NS_H_INF - 1 : (int)lround(v);
     if (pref) {
         *npref = 0;
@@ -422,13 +425,16 @@ static int hwl_eval_fn(void *ctx, const ns_word *s, int *pref, int *npref)
 static size_t hwl_eval_bytes(const void *ctx)
 {
     const hwl_eval *x = ctx;
-    return (size_t)x->h->dim * sizeof(float) + (x->ff ? ns_heuristic_bytes(x->ff) : 0);
+    size_t row = (size_t)ns_encoder_max_nnz(&x->enc) * (sizeof(int) + sizeof(float));
+    return (size_t)x->h->dim * sizeof(float) + row + (x->ff ? ns_heuristic_bytes(x->ff) : 0);
 }
 
 static void hwl_eval_free(void *ctx)
 {
     hwl_eval *x = ctx;
     ns_encoder_free(&x->enc);
+    free(x->idx);
+    free(x->val);
     free(x->phi);
     if (x->ff) ns_heuristic_free(x->ff);
     free(x);
@@ -444,6 +450,9 @@ ns_status ns_hwl_evaluator(ns_evaluator *e, const ns_hwl *h, const ns_task *t, b
         free(x);
         return st;
     }
+    size_t nnz = (size_t)ns_encoder_max_nnz(&x->enc) + 1;
+    x->idx = ns_xcalloc(nnz, sizeof(int));
+    x->val = ns_xcalloc(nnz, sizeof(float));
     x->phi = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
     x->ff = helpful ? ns_heuristic_new(t, NS_H_FF) : NULL;
     e->ctx = x;

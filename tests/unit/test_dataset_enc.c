@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "nextstate/core/gen.h"
+#include "gen_fixture.h"
 #include "nextstate/data/dataset.h"
 #include "nextstate/encode/dataset_enc.h"
 #include "nextstate/encode/embed.h"
@@ -31,25 +31,14 @@ static bool build(void)
 {
     ns_error e;
     enum { NP = 3 };
-    char *paths[NP];
-    bool ok = true;
-    for (int i = 0; i < NP; i++) {
-        ns_buf b;
-        ns_buf_init(&b);
-        char name[32];
-        snprintf(name, sizeof name, "p%d", i);
-        ns_gen_arg a[1] = {{"cars", 2 + i % 2}};
-        ok = ok && ns_gen_problem("ferry", a, 1, (uint64_t)i + 5, name, &b, &e) == NS_OK;
-        paths[i] = malloc(512);
-        snprintf(paths[i], 512, "%s/%s.pddl", tmpdir, name);
-        if (ok) ok = ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK;
-        ns_buf_free(&b);
-    }
+    ns_gen_arg cars = {"cars", 2};
+    char **paths = ns_test_gen_problems(tmpdir, "ferry", &cars, 1, NP, 5, true);
+    if (!paths) return false;
     ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 4, 7, 0, false, false};
-    if (ok) ok = ns_dataset_build(&DS, "domains/ferry/domain.pddl", (const char *const *)paths, NP, &o, &e) == NS_OK;
+    bool ok = ns_dataset_build(&DS, "domains/ferry/domain.pddl", (const char *const *)paths, NP, &o, &e) == NS_OK;
     snprintf(dsdir, sizeof dsdir, "%s/ds", tmpdir);
     if (ok) ok = ns_dataset_save(&DS, dsdir, &e) == NS_OK;
-    for (int i = 0; i < NP; i++) free(paths[i]);
+    ns_test_free_paths(paths, NP);
     if (!ok) printf("  building the dataset: %s\n", e.msg);
     return ok;
 }

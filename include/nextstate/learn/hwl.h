@@ -52,6 +52,10 @@ void ns_hwl_free(ns_hwl *h);
  * reads at most its first 4 kB. */
 bool ns_hwl_sniff(const char *path);
 
+/* w·φ + b for the features phi [dim] of a state (ns_encoder_state with
+ * h->enc), unclamped. */
+double ns_hwl_predict(const ns_hwl *h, const float *phi);
+
 /* Root mean squared error of h against h* on the states of s. */
 ns_status ns_hwl_rmse(const ns_hwl *h, const ns_trajset *s, double *rmse, ns_error *err);
 
