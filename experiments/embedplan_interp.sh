@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # EmbedPlan world model on one domain: generate problems, build the dataset,
 # make an Interpolation and an Extrapolation split, train (dev-selected) and
-# evaluate on the test lists.  Writes OUT/results.json and OUT/results.md.
+# evaluate on the test lists.  Writes OUT/results.json, OUT/results.md, OUT/hitk.png and OUT/curves.png.
 #   experiments/embedplan_interp.sh [DOMAIN] [OUT]
 # env: SEEDS (problem seeds, default "1 2 3 4 5 6 7 8"), GEN_OPTS (generator
 #      options, default for ferry "--cars 5"), PLANS (16), EPOCHS (200),
@@ -69,3 +69,5 @@ done
 echo "]}" >>"$json"
 cat "$md"
 echo "wrote $json and $md"
+python3 "$(dirname "$0")/tables_lib.py" runs "$json" "$OUT/hitk" || true
+python3 "$(dirname "$0")/tables_lib.py" curves "$OUT/curves.png" "$OUT"/train-*.log || true

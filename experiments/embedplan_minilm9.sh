@@ -2,7 +2,7 @@
 # The EmbedPlan world model on the nine ACPBench domains with a frozen text
 # encoder run in C (all-MiniLM-L6-v2 by default; scripts/fetch_models.sh
 # fetches it) next to the built-in bag-of-literals encoder: Interpolation and
-# Extrapolation Hit@5 per domain.  Writes OUT/results.json and OUT/results.md
+# Extrapolation Hit@5 per domain.  Writes OUT/results.json, OUT/results.md, OUT/hit5-PROTOCOL.png
 # (and OUT/tokens.md: word pieces per state prompt, `nextstate embed stats`).
 #   experiments/embedplan_minilm9.sh [OUT]
 # env: MODEL (all-MiniLM-L6-v2; all-mpnet-base-v2), SEED (1), JOBS (2), TL (10 s per problem),
@@ -175,3 +175,4 @@ table() { # SETTING-TAG or "dev"
     echo "Wall time $wall s (JOBS=$JOBS).  Paper (MPNet, Table 13): see ../shared/papers/001_2d0c90280ff9a76f.txt."
 } >"$OUT/results.md"
 cat "$OUT/results.md"
+python3 "$(dirname "$0")/tables_lib.py" runs "$OUT/results.json" "$OUT/hit5" || true

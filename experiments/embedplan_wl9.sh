@@ -6,7 +6,7 @@
 # argument object in the current state; one row per (state, applicable
 # action) pair), next to the built-in bag-of-literals encoder on the same
 # splits — Interpolation and Extrapolation Hit@5 (Hit@1, Acc@1 in the JSON).
-# Writes OUT/results.json and OUT/results.md.
+# Writes OUT/results.json, OUT/results.md and PNG plots (OUT/hit5-PROTOCOL.png).
 #   experiments/embedplan_wl9.sh [OUT]
 # env: DATA      acp   — the ACPBench problems of each domain, optimal-plan DAGs (the datasets of
 #                        experiments/embedplan_minilm9.sh and of the literal numbers in the issue notes)
@@ -182,3 +182,4 @@ first_enc=${ENCODERS%% *}
 } >"$md"
 cat "$md"
 echo "wrote $json and $md"
+python3 "$(dirname "$0")/tables_lib.py" runs "$json" "$OUT/hit5" || true

@@ -11,7 +11,7 @@
 # regression of h*) is fitted on the same problems and planned with as well
 # (GBFS on it, h^FF's helpful actions preferred): column hwl.
 # Environment: OUT (results/generalize), CONFIG (wl-xgb-delta), TIME_LIMIT (10),
-#   ALGOS ("beam search guided"), HWL (1), BUILD (build).  Writes OUT/results.md,
+#   ALGOS ("beam search guided"), HWL (1), BUILD (build).  Writes OUT/results.md, OUT/lengths.png,
 #   OUT/results.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -139,3 +139,4 @@ for d in sorted({k[0] for k in by}):
               f"{h['seconds']:.2f} s", end="")
     print()
 EOF
+python3 experiments/tables_lib.py lengths "$OUT/lengths.png" "$OUT/results.csv" || true
