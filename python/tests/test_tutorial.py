@@ -1,4 +1,4 @@
-"""docs/python.md's tutorial runs as written: the code block of its section
+"""The README's tutorial runs as written: the code block of its section
 "From five small problems to a 10× larger one in 15 lines", extracted from
 the document and executed from the repository root."""
 import os
@@ -7,14 +7,14 @@ import re
 import nextstate as ns
 from conftest import REPO
 
-DOC = os.path.join(REPO, "docs", "python.md")
-HEADING = "## From five small problems to a 10× larger one in 15 lines"
+DOC = os.path.join(REPO, "README.md")
+HEADING = "### From five small problems to a 10× larger one in 15 lines"
 
 
 def tutorial_code():
     text = open(DOC, encoding="utf-8").read()
     assert HEADING in text, f"{DOC} lacks the section '{HEADING}'"
-    section = text.split(HEADING, 1)[1].split("\n## ", 1)[0]
+    section = text.split(HEADING, 1)[1].split("\n#", 1)[0]
     m = re.search(r"```python\n(.*?)```", section, re.S)
     assert m, "the tutorial section has no python code block"
     return m.group(1)
