@@ -109,7 +109,7 @@ def main():
             for who, ns, model in (("new", NEW, new_model), ("base", BASE, BASE and models[-1])):
                 if not ns:
                     continue
-                pf = os.path.join(OUT, f"{d}-{f}.{who}.plan")
+                pf = os.path.join(OUT, f"{d}-{f}.{MODEL}.{who}.plan")
                 if os.path.exists(pf):
                     os.remove(pf)
                 code, out, cpu, _ = run([ns, "plan", "--model", model, f"{P}/domain.pddl", prob, "--algo", "guided",
