@@ -1300,12 +1300,18 @@ static bool inc_step(ns_wl_encoder *e, const ns_word *s)
     return true;
 }
 
-int ns_wl_features(ns_wl_encoder *e, const ns_word *s, int *idx, float *val)
+/* The table and counts of state s, incrementally where it can; object colours too. */
+static void inc_encode(ns_wl_encoder *e, const ns_word *s)
 {
     if (!e->inc_n) inc_build(e);
     if (!e->inc_valid || !inc_step(e, s)) inc_full(e, s);
     for (int t = 0; t <= e->iterations; t++)
         memcpy(e->objcol + (size_t)t * e->nobj, e->inc_col + (size_t)t * e->inc_n, sizeof(int) * (size_t)e->nobj);
+}
+
+int ns_wl_features(ns_wl_encoder *e, const ns_word *s, int *idx, float *val)
+{
+    inc_encode(e, s);
     int n = 0, D = e->vocab->ncolours;
     for (int w = 0; w <= D / 64; w++)
         for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
@@ -1319,8 +1325,12 @@ int ns_wl_features(ns_wl_encoder *e, const ns_word *s, int *idx, float *val)
 void ns_wl_features_dense(ns_wl_encoder *e, const ns_word *s, float *out)
 {
     memset(out, 0, sizeof(float) * (size_t)e->vocab->ncolours);
-    build_graph(e, s, false, false);
-    run_wl(e, out, NULL);
+    inc_encode(e, s);
+    for (int w = 0; w <= e->vocab->ncolours / 64; w++)
+        for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
+            int c = (w << 6) + __builtin_ctzll(x);
+            out[c] = (float)e->inc_cnt[c];
+        }
 }
 
 int ns_wl_goal_features(ns_wl_encoder *e, int *idx, float *val)

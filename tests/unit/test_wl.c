@@ -355,9 +355,9 @@ static bool random_step(const ns_task *t, ns_word *s, ns_rng *r)
     return na > 0;
 }
 
-/* ns_wl_features (incremental from the previous state it encoded) equals the
- * from-scratch features of a second encoder (ns_wl_features_dense) state by
- * state, and so do the object colours, on random walks of generated problems:
+/* ns_wl_features and ns_wl_features_dense (incremental from the previous
+ * state the encoder encoded) equal the from-scratch features of a fresh
+ * encoder state by state, and so do the object colours, on random walks of generated problems:
  * the vocabulary fitted on one walk (statics in or out, set or multiset), the
  * features checked on another (unseen colours included), with jumps back to
  * earlier states (many atoms changed: the from-scratch fallback), goal
@@ -400,10 +400,10 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
     ns_wl_encoder_free(&fe);
     ns_wl_encoder inc, ref;
     CHECK(ns_wl_encoder_init(&inc, &v, t, &o, &e) == NS_OK);
-    CHECK(ns_wl_encoder_init(&ref, &v, t, &o, &e) == NS_OK);
     int D = ns_wl_vocab_dim(&v), cap = ns_wl_max_nnz(&inc) + 1, bad = 0, checked = 0;
     int *idx = malloc(sizeof(int) * (size_t)cap);
     float *val = malloc(sizeof(float) * (size_t)cap), *dense = malloc(sizeof(float) * ((size_t)D + 1));
+    float *dinc = malloc(sizeof(float) * ((size_t)D + 1));
     memcpy(walk, t->init, sizeof(ns_word) * W);
     ns_rng_seed(&r, seed + 100);
     int len = 0;
@@ -413,6 +413,7 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
         if (step % 13 == 5) (void)ns_wl_goal_features(&inc, idx, val);                         /* interleaved */
         if (step % 17 == 3) ns_wl_refine(&inc, walk);
         int n = ns_wl_features(&inc, s, idx, val);
+        CHECK(ns_wl_encoder_init(&ref, &v, t, &o, &e) == NS_OK); /* fresh: from scratch */
         ns_wl_features_dense(&ref, s, dense);
         int nz = 0;
         for (int c = 0; c < D; c++) nz += dense[c] != 0.0f;
@@ -421,6 +422,11 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
         for (int l = 0; l <= 2 && !bad; l++)
             for (int ob = 0; ob < t->problem->nobjects; ob++)
                 bad |= ns_wl_object_colour(&inc, ob, l) != ns_wl_object_colour(&ref, ob, l);
+        ns_wl_encoder_free(&ref);
+        if (step % 5 == 2) { /* the dense row of the same state, and of the next one */
+            ns_wl_features_dense(&inc, s, dinc);
+            bad |= memcmp(dinc, dense, sizeof(float) * (size_t)D) != 0;
+        }
         checked++;
         if (len < STEPS) {
             memcpy(walk + (size_t)(len + 1) * W, walk + (size_t)len * W, sizeof(ns_word) * W);
@@ -431,9 +437,8 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
                     (unsigned long long)seed, statics, ms, checked);
     CHECK(!bad);
     CHECK(checked >= STEPS);
-    free(idx), free(val), free(dense), free(walk);
+    free(idx), free(val), free(dense), free(dinc), free(walk);
     ns_wl_encoder_free(&inc);
-    ns_wl_encoder_free(&ref);
     ns_wl_vocab_free(&v);
     free_traj(&A);
 }
