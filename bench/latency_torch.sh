@@ -9,7 +9,8 @@
 #   (b) T           T + scoring on cached projections, batch 1
 #   (b) split T     T split into state-only / action-only parts cached with the projections, batch 1
 #   (b) expansion   split T for every applicable action of the query state, scored, per transition
-# and (a) again with `eval --bf16` (bfloat16 weights in the heads and T: half the bytes, so they stay in L2).
+# and (a) again with `eval --bf16` (bfloat16 weights in the heads and T: half the bytes, so they stay in L2)
+# and with `eval --int8` (int8 weights, per-row scales, exact int32 sums: a quarter of the bytes).
 # Data: generated ferry problems (bench/train_torch.sh's), Interpolation split, fixed random 384-d
 # features (`featurize --kind random --dim 384`); a short training run (latency does not depend on
 # the weights' values; PyTorch's test Hit@5 with worst-case ties is checked against nextstate's).
@@ -52,6 +53,7 @@ cut -d' ' -f1-3 /proc/loadavg >"$OUT/loadavg.txt"
 for r in $(seq 1 "$REPEAT"); do
     "$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet >"$OUT/nextstate-$r.json"
     "$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet --bf16 >"$OUT/nextstate-bf16-$r.json"
+    "$NS" eval "$OUT/split" "$OUT/model" --seed 1 --latency "$QUERIES" --json --quiet --int8 >"$OUT/nextstate-int8-$r.json"
 done
 hw=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["hit@5_worst"])' "$OUT/nextstate-1.json")
 "$PY" bench/latency_torch.py "$OUT/split" "$OUT/model" "$OUT/feat-s/states.npy" "$OUT/feat-a/actions.npy" \
@@ -68,6 +70,7 @@ def median_run(prefix):
             m[k + "_runs"] = [x[k] for x in runs]
     return m
 ns, bf, th = median_run("nextstate"), median_run("nextstate-bf16"), json.load(open(f"{out}/torch.json"))
+i8 = median_run("nextstate-int8")
 rows = [("(a) full, batch 1", "latency_full_us", "full_us", 20),
         ("(a) full, batches of 64", "latency_full_batch_us", "full_batch_us", 20),
         ("(b) T + scoring, batch 1", "latency_transition_us", "transition_us", 5),
@@ -77,20 +80,25 @@ res = {"dim": int(dim), "load": open(f"{out}/loadavg.txt").read().split(), "rows
 lines = [f"# World-model latency per transition, {dim}-d inputs, 1 thread: nextstate vs PyTorch {th['torch']}", "",
          "| measurement | nextstate µs | PyTorch µs | speed-up | goal µs | paper µs |", "|---|---|---|---|---|---|"]
 for name, nk, tk, goal in rows + [("(a) full, batch 1, bfloat16 (`eval --bf16`)", "latency_full_us", "full_us", 20),
-                                   ("(a) full, batches of 64, bfloat16", "latency_full_batch_us", "full_batch_us", 20)]:
-    a, b = (bf if "bfloat16" in name else ns)[nk], th[tk]
+                                   ("(a) full, batches of 64, bfloat16", "latency_full_batch_us", "full_batch_us", 20),
+                                   ("(a) full, batch 1, int8 (`eval --int8`)", "latency_full_us", "full_us", 20),
+                                   ("(a) full, batches of 64, int8", "latency_full_batch_us", "full_batch_us", 20)]:
+    a, b = (bf if "bfloat16" in name else i8 if "int8" in name else ns)[nk], th[tk]
     res["rows"].append({"measurement": name, "nextstate_us": a, "torch_us": b, "speedup": b / a, "goal_us": goal})
-    tag = " (float)" if "bfloat16" in name else ""
+    tag = " (float)" if "bfloat16" in name or "int8" in name else ""
     lines.append(f"| {name} | {a:.2f} | {b:.2f}{tag} | {b / a:.1f}× | ≤ {goal} | 168 |")
 lines += ["", f"Applicable actions per expanded state: {ns['latency_expand_actions']:.1f}.  "
-          f"Test Hit@5 (worst-case ties) nextstate {ns['hit@5_worst']:.4f} (bfloat16 {bf['hit@5_worst']:.4f}), "
+          f"Test Hit@5 (worst-case ties) nextstate {ns['hit@5_worst']:.4f} (bfloat16 {bf['hit@5_worst']:.4f}, int8 {i8['hit@5_worst']:.4f}), "
           f"PyTorch on the same weights {th['hit5_worst']:.4f}.  "
           f"nextstate: median of {repeat} runs per mode (each run: every regime timed in a loop of its own); "
           f"(a) batch 1 over the runs: float {min(ns['latency_full_us_runs']):.1f}–{max(ns['latency_full_us_runs']):.1f} µs, "
-          f"bfloat16 {min(bf['latency_full_us_runs']):.1f}–{max(bf['latency_full_us_runs']):.1f} µs.  "
+          f"bfloat16 {min(bf['latency_full_us_runs']):.1f}–{max(bf['latency_full_us_runs']):.1f} µs, "
+          f"int8 {min(i8['latency_full_us_runs']):.1f}–{max(i8['latency_full_us_runs']):.1f} µs.  "
           f"Load average before the run: {' '.join(res['load'])}."]
-res["nextstate_runs"] = {m: {k: v for k, v in x.items() if k.endswith("_runs")} for m, x in (("float", ns), ("bfloat16", bf))}
-res["hit5_worst"] = {"nextstate": ns["hit@5_worst"], "nextstate_bf16": bf["hit@5_worst"], "torch": th["hit5_worst"]}
+res["nextstate_runs"] = {m: {k: v for k, v in x.items() if k.endswith("_runs")}
+                         for m, x in (("float", ns), ("bfloat16", bf), ("int8", i8))}
+res["hit5_worst"] = {"nextstate": ns["hit@5_worst"], "nextstate_bf16": bf["hit@5_worst"],
+                     "nextstate_int8": i8["hit@5_worst"], "torch": th["hit5_worst"]}
 json.dump(res, open(f"{out}/results.json", "w"), indent=1)
 open(f"{out}/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

@@ -3,7 +3,7 @@
 
 On the seed-A extrapolation problems (NEXTSTATE_BENCHMARKS/seedA/pddl/D/test-extrapolation),
 per domain D: a WL + XGBoost delta model is learned as experiments/coverage.sh does
-(seed 13) by each binary (BASE: the model file it writes, e.g. version 1 with
+(seed 13; LEARNED_MODEL=hwl: learn's default WL linear heuristic instead) by each binary (BASE: the model file it writes, e.g. version 1 with
 XGBoost's JSON; NEW: version 2 with the flat forest), then for each of the first
 LEARNED_PROBLEMS problems, one after the other (interleaved, same load):
   new guided   `NEW plan --model NEW-model --algo guided`
@@ -16,7 +16,7 @@ Model loading: bench/model_load (median CPU ms per ns_predictor_load of each fil
 Environment: BUILD (build), BASE (a second nextstate binary, e.g. /work/main/build/nextstate),
 NEXTSTATE_BENCHMARKS (../shared/benchmarks), LEARNED_DOMAINS (blocks gripper logistics
 visitall-from-everywhere), LEARNED_PROBLEMS (5), LEARNED_TIME_LIMIT (10),
-OUT (results/bench_learned: .json and the models)."""
+LEARNED_MODEL (xgb, or hwl), OUT (results/bench_learned: .json and the models)."""
 import json
 import math
 import os
@@ -34,6 +34,7 @@ SEEDA = os.path.join(BENCH, "seedA")
 DOMAINS = env("LEARNED_DOMAINS", "blocks gripper logistics visitall-from-everywhere").split()
 NPROB = int(env("LEARNED_PROBLEMS", "5"))
 LIMIT = env("LEARNED_TIME_LIMIT", "10")
+MODEL = env("LEARNED_MODEL", "xgb")
 OUT = os.path.abspath(env("OUT", os.path.join(ROOT, "results", "bench_learned")))
 
 
@@ -64,7 +65,8 @@ def learn(ns, d, model):
     P = os.path.join(SEEDA, "pddl", d)
     code, _, _, err = run([ns, "learn", f"{P}/domain.pddl", f"{P}/train", "--plans", f"{SEEDA}/plans/{d}/train",
                            "--val", f"{P}/validation", "--val-plans", f"{SEEDA}/plans/{d}/validation",
-                           "--encoder", "wl", "--model", "xgb", "--mode", "delta", "--seed", "13",
+                           "--encoder", "wl", "--model", MODEL, *(["--mode", "delta"] if MODEL == "xgb" else []),
+                           "--seed", "13",
                            "-o", model, "--quiet"])
     if code != 0:
         sys.exit(f"bench: learning {model} failed: {err.strip()}")
@@ -74,16 +76,18 @@ def main():
     if not os.path.isdir(SEEDA):
         sys.exit(f"bench: {SEEDA} not found")
     os.makedirs(OUT, exist_ok=True)
-    print(f"new {NEW}\nbase {BASE}\nload average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+    print(f"model {MODEL}\nnew {NEW}\nbase {BASE}\nload average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
           f"time limit {LIMIT} s; first {NPROB} extrapolation problems per domain\n")
     rows, loads = [], []
     for d in DOMAINS:
         P = os.path.join(SEEDA, "pddl", d)
-        new_model = os.path.join(OUT, f"{d}-new.model")
+        if MODEL not in ("xgb", "hwl"):
+            sys.exit(f"bench: LEARNED_MODEL={MODEL}: xgb or hwl")
+        new_model = os.path.join(OUT, f"{d}-{MODEL}-new.model")
         learn(NEW, d, new_model)
         models = [new_model]
         if BASE:
-            base_model = os.path.join(OUT, f"{d}-base.model")
+            base_model = os.path.join(OUT, f"{d}-{MODEL}-base.model")
             learn(BASE, d, base_model)
             models.append(base_model)
         code, out, _, err = run([LOADER, "5", *models])
@@ -105,7 +109,7 @@ def main():
             for who, ns, model in (("new", NEW, new_model), ("base", BASE, BASE and models[-1])):
                 if not ns:
                     continue
-                pf = os.path.join(OUT, f"{d}-{f}.{who}.plan")
+                pf = os.path.join(OUT, f"{d}-{f}.{MODEL}.{who}.plan")
                 if os.path.exists(pf):
                     os.remove(pf)
                 code, out, cpu, _ = run([ns, "plan", "--model", model, f"{P}/domain.pddl", prob, "--algo", "guided",
@@ -143,7 +147,7 @@ def main():
         s["base_guided_cpu_sum"] = sum(r["base_guided"]["cpu"] for r in rows)
         s["same_plans"] = sum(bool(r.get("same_plan")) for r in rows)
     print("\n" + json.dumps(s, indent=1))
-    with open(os.path.join(OUT, "bench_learned.json"), "w") as fh:
+    with open(os.path.join(OUT, f"bench_learned-{MODEL}.json"), "w") as fh:
         json.dump({"summary": s, "loads": loads, "rows": rows}, fh, indent=1)
 
 

@@ -3,12 +3,14 @@
  * the median CPU milliseconds per load printed with the file's format
  * version, trees and size.  For a version-1 file (XGBoost JSON inside) the
  * part spent in libxgboost's JSON reader (ns_xgb_load_json, what loading
- * cost before the flat forest) is timed on its own too.
+ * cost before the flat forest) is timed on its own too.  A learned-heuristic
+ * file (hwl.h) is loaded by ns_hwl_load (version 0, no trees).
  *   model_load REPEAT MODEL...                                               */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
 #include "nextstate/util/json.h"
 
@@ -48,7 +50,18 @@ int main(int argc, char **argv)
         ns_error e;
         ns_error_clear(&e);
         int version = 0, trees = 0;
-        for (int r = 0; r < rep; r++) {
+        bool hwl = ns_hwl_sniff(path);
+        for (int r = 0; r < rep && hwl; r++) {
+            ns_hwl h;
+            double t0 = cpu_now();
+            if (ns_hwl_load(&h, path, &e) != NS_OK) {
+                fprintf(stderr, "model_load: %s: %s\n", path, e.msg);
+                return 1;
+            }
+            t[r] = cpu_now() - t0;
+            ns_hwl_free(&h);
+        }
+        for (int r = 0; r < rep && !hwl; r++) {
             ns_predictor m;
             double t0 = cpu_now();
             if (ns_predictor_load(&m, path, &e) != NS_OK) {
@@ -63,7 +76,7 @@ int main(int argc, char **argv)
         ns_params raw;
         ns_ckpt_info info;
         double xgb_ms = -1;
-        if (ns_params_read(&raw, path, &info, &e) == NS_OK) {
+        if (!hwl && ns_params_read(&raw, path, &info, &e) == NS_OK) {
             ns_json j;
             if (ns_json_parse(&j, info.meta, strlen(info.meta), path, &e) == NS_OK) {
                 int64_t v = 0, dim = 0, br = 0;

@@ -122,7 +122,7 @@ static const command commands[] = {
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"
      "               [--seed S] [--no-acc] [--latency N] [--pool-sweep N,N,…,full] [--rollout]\n"
-     "               [--rollout-pool N] [--bf16] [--json] [--quiet]\n"
+     "               [--rollout-pool N] [--bf16|--int8] [--json] [--quiet]\n"
      "  Ranks each test transition's pool by cosine to the prediction: Hit@1/5/10 with random (seeded) and\n"
      "  worst-case tie-breaking; Acc@1/5/10 of the true action among every applicable action; latency per\n"
      "  query (a) heads + T + 128-way scoring, (b) T + scoring, over N queries (default 200; 0: none).\n"
@@ -141,6 +141,8 @@ static const command commands[] = {
      "  --bf16: the projection heads' and the residual-MLP T's dense layers compute with bfloat16 weights\n"
      "  and inputs (float sums): half the weight bytes, so a batch-1 query's weights fit in a core's L2;\n"
      "  every number then comes from that mode (JSON \"weights\": \"bfloat16\"; the split T stays float).\n"
+     "  --int8: the same layers with int8 weights (per-row scales) and inputs quantised per row (exact\n"
+     "  int32 sums, rescaled): a quarter of the float bytes (JSON \"weights\": \"int8\").\n"
      "  Splits over several datasets (cross-domain, leave-one-out, multi-domain) also get each dataset's\n"
      "  share of the list on its own: JSON \"per_dataset\" (null where the list has none of it), a table.\n"
      "  Features default to what the checkpoint was trained with."},

@@ -871,6 +871,17 @@ void ns_wl_encoder_free(ns_wl_encoder *e)
     free(e->acc);
     free(e->touched);
     free(e->order);
+    free(e->inc_off);
+    free(e->inc_nb);
+    free(e->inc_lab);
+    free(e->inc_col);
+    free(e->inc_lay);
+    free(e->inc_state);
+    free(e->inc_cnt);
+    free(e->inc_nz);
+    free(e->inc_mark);
+    free(e->inc_chg);
+    free(e->inc_chg2);
     memset(e, 0, sizeof *e);
 }
 
@@ -1055,8 +1066,10 @@ static void refine_layer(const ns_wl_vocab *v, ns_wl_vocab *ins, int t, int nn, 
 }
 
 /* Runs WL on the built graph; counts into dense (when non-NULL) or the
- * sparse accumulator; records object colours per layer. */
-static void run_wl(ns_wl_encoder *e, float *dense)
+ * sparse accumulator, or with layers non-NULL only records every node's
+ * colour per layer there ([(L+1) × max_nodes]); records object colours per
+ * layer. */
+static void run_wl(ns_wl_encoder *e, float *dense, int *layers)
 {
     const ns_wl_vocab *v = e->vocab;
     int nn = e->nnodes, nobj = e->nobj;
@@ -1074,7 +1087,9 @@ static void run_wl(ns_wl_encoder *e, float *dense)
             cout = tmp;
         }
         memcpy(e->objcol + (size_t)t * (size_t)nobj, cin, sizeof(int) * (size_t)nobj);
-        if (dense) {
+        if (layers) {
+            memcpy(layers + (size_t)t * (size_t)e->max_nodes, cin, sizeof(int) * (size_t)nn);
+        } else if (dense) {
             for (int u = 0; u < nn; u++)
                 if (cin[u] >= 0) dense[cin[u]] += 1.0f;
         } else {
@@ -1109,26 +1124,220 @@ int ns_wl_max_nnz(const ns_wl_encoder *e)
     return n < d ? (int)n : d;
 }
 
+/* ---- incremental encoding ------------------------------------------------
+ * ns_wl_features keeps the colours of every node at every layer of the last
+ * state it encoded, in the graph of ALL candidate nodes of the task (objects,
+ * goal nodes, one node per non-goal fluent atom and per non-goal static when
+ * statics are in; node = base + atom id), with absent atom nodes marked
+ * WL_ABSENT.  A successor differs from the previous state in a few atoms, so
+ * only they change at layer 0, and a node's layer-t colour can change only
+ * when its own or a neighbour's layer-(t−1) colour (or presence) did: layer
+ * by layer, just the changed nodes and their neighbours are recoloured, and
+ * the colour counts are updated by difference.  Colour counts do not depend
+ * on the node order, so the features are those of the from-scratch graph
+ * exactly (test_wl compares them on random walks).  More than WL_INC_LIMIT
+ * changed atoms: from scratch (build_graph, run_wl), then copied in. */
+#define WL_ABSENT INT_MIN
+enum { WL_INC_LIMIT = 16 };
+
+/* The graph of all candidate nodes (CSR) and the incremental buffers. */
+static void inc_build(ns_wl_encoder *e)
+{
+    const ns_task *t = e->task;
+    int na = t->natoms, ns = t->nstatics, nobj = e->nobj, base = nobj + e->ngoal;
+    int n = base + na + ns, L = e->iterations;
+    int *deg = ns_xcalloc((size_t)n + 1, sizeof(int));
+    for (int g = 0; g < e->npos_goal; g++) {
+        deg[nobj + g] = e->goal_nargs[g];
+        for (int i = 0; i < e->goal_nargs[g]; i++) deg[e->goal_args[e->goal_args_off[g] + i]]++;
+    }
+    for (int a = 0; a < na + ns; a++) {
+        bool in = a < na ? e->atom_goal[a] < 0 : e->statics && e->static_goal[a - na] < 0;
+        if (!in) continue;
+        const ns_atom *at = enc_atom(e, a);
+        deg[base + a] = at->nargs;
+        for (int j = 0; j < at->nargs; j++) deg[e->argnode[at->args_off + j]]++;
+    }
+    e->inc_off = ns_xmalloc(sizeof(int) * ((size_t)n + 2));
+    e->inc_off[0] = 0;
+    for (int u = 0; u < n; u++) e->inc_off[u + 1] = e->inc_off[u] + deg[u], deg[u] = e->inc_off[u];
+    size_t ne = (size_t)e->inc_off[n] + 1;
+    e->inc_nb = ns_xmalloc(sizeof(int) * ne);
+    e->inc_lab = ns_xmalloc(sizeof(int) * ne);
+#define INC_EDGE(u, o, l)                                                          \
+    (e->inc_nb[deg[u]] = (o), e->inc_lab[deg[u]++] = (l), e->inc_nb[deg[o]] = (u), \
+     e->inc_lab[deg[o]++] = (l))
+    for (int g = 0; g < e->npos_goal; g++)
+        for (int i = 0; i < e->goal_nargs[g]; i++) INC_EDGE(nobj + g, e->goal_args[e->goal_args_off[g] + i], i);
+    for (int a = 0; a < na + ns; a++) {
+        bool in = a < na ? e->atom_goal[a] < 0 : e->statics && e->static_goal[a - na] < 0;
+        const ns_atom *at = enc_atom(e, a);
+        for (int j = 0; in && j < at->nargs; j++) INC_EDGE(base + a, e->argnode[at->args_off + j], j);
+    }
+#undef INC_EDGE
+    free(deg);
+    int D = e->vocab->ncolours;
+    e->inc_n = n;
+    e->inc_col = ns_xmalloc(sizeof(int) * ((size_t)(L + 1) * (size_t)n + 1));
+    e->inc_lay = ns_xmalloc(sizeof(int) * ((size_t)(L + 1) * (size_t)e->max_nodes + 1));
+    e->inc_state = ns_xcalloc((size_t)t->nwords + 1, sizeof(ns_word));
+    e->inc_cnt = ns_xcalloc((size_t)D + 1, sizeof(int));
+    e->inc_nz = ns_xcalloc((size_t)D / 64 + 1, sizeof(uint64_t));
+    e->inc_mark = ns_xcalloc((size_t)n + 1, sizeof(uint32_t));
+    e->inc_chg = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
+    e->inc_chg2 = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
+    e->inc_valid = false;
+}
+
+static void inc_count(ns_wl_encoder *e, int c, int d)
+{
+    if (c < 0) return;
+    e->inc_cnt[c] += d;
+    if (e->inc_cnt[c]) e->inc_nz[c >> 6] |= 1ull << (c & 63);
+    else e->inc_nz[c >> 6] &= ~(1ull << (c & 63));
+}
+
+/* State s from scratch: the compact graph's colours copied into the table. */
+static void inc_full(ns_wl_encoder *e, const ns_word *s)
+{
+    build_graph(e, s, false, false);
+    run_wl(e, NULL, e->inc_lay);
+    int n = e->inc_n, base = e->nobj + e->ngoal, nn = e->nnodes, D = e->vocab->ncolours;
+    memset(e->inc_cnt, 0, sizeof(int) * (size_t)D);
+    memset(e->inc_nz, 0, sizeof(uint64_t) * ((size_t)D / 64 + 1));
+    for (int t = 0; t <= e->iterations; t++) {
+        int *col = e->inc_col + (size_t)t * n;
+        const int *lay = e->inc_lay + (size_t)t * e->max_nodes;
+        for (int u = base; u < n; u++) col[u] = WL_ABSENT;
+        for (int u = 0; u < nn; u++) {
+            col[u < base ? u : base + e->order[u - base]] = lay[u];
+            inc_count(e, lay[u], 1);
+        }
+    }
+    memcpy(e->inc_state, s, sizeof(ns_word) * (size_t)e->task->nwords);
+    e->inc_valid = true;
+}
+
+/* Node u's colour at layer t ≥ 1 from the table's layer t − 1 (u present). */
+static int inc_colour(ns_wl_encoder *e, int t, int u)
+{
+    const ns_wl_vocab *v = e->vocab;
+    const int *cin = e->inc_col + (size_t)(t - 1) * e->inc_n;
+    int c = cin[u], k = 0, *key = e->key;
+    if (c < 0) return NS_WL_UNSEEN;
+    for (int j = e->inc_off[u]; j < e->inc_off[u + 1]; j++) {
+        int cv = cin[e->inc_nb[j]];
+        if (cv == WL_ABSENT) continue;
+        if (cv < 0) return NS_WL_UNSEEN;
+        key[k++] = v->radix * cv + e->inc_lab[j];
+    }
+    sort_ints(key, k);
+    if (!v->multiset && k > 1) {
+        int q = 1;
+        for (int i = 1; i < k; i++)
+            if (key[i] != key[q - 1]) key[q++] = key[i];
+        k = q;
+    }
+    key[k++] = c;
+    return ns_wl_vocab_find(v, t, key, k);
+}
+
+/* Sets node u's layer-t colour; true when it changed (counts updated). */
+static bool inc_set(ns_wl_encoder *e, int t, int u, int c)
+{
+    int *p = e->inc_col + (size_t)t * e->inc_n + u;
+    if (*p == c) return false;
+    inc_count(e, *p, -1);
+    inc_count(e, c, 1);
+    *p = c;
+    return true;
+}
+
+/* State s from the table's state; false (nothing done) when they differ in
+ * more than WL_INC_LIMIT atoms. */
+static bool inc_step(ns_wl_encoder *e, const ns_word *s)
+{
+    const ns_task *t = e->task;
+    const ns_word *r = e->inc_state;
+    int diff = 0;
+    for (int w = 0; w < t->nwords && diff <= WL_INC_LIMIT; w++) diff += __builtin_popcountll(r[w] ^ s[w]);
+    if (diff > WL_INC_LIMIT) return false;
+    const ns_wl_vocab *v = e->vocab;
+    int nobj = e->nobj, base = nobj + e->ngoal, nc = 0;
+    int *chg = e->inc_chg, *next = e->inc_chg2;
+    for (int w = 0; w < t->nwords; w++)
+        for (ns_word x = r[w] ^ s[w]; x; x &= x - 1) {
+            int a = (w << 6) + __builtin_ctzll(x), g;
+            if (a >= t->natoms) break;
+            bool holds = (s[w] >> (a & 63)) & 1;
+            int u, c0;
+            if ((g = e->atom_goal[a]) >= 0) u = nobj + g, c0 = e->goal_colour[g] - (holds ? 1 : 0);
+            else u = base + a, c0 = holds ? e->atom_colour[a] : -1;
+            int c = c0 < 0 && !holds ? WL_ABSENT : c0 >= 0 && c0 < v->init_lut_n ? v->init_lut[c0] : NS_WL_UNSEEN;
+            if (inc_set(e, 0, u, c)) chg[nc++] = u;
+        }
+    for (int l = 1; l <= e->iterations; l++) {
+        uint32_t stamp = ++e->inc_stamp;
+        if (stamp == 0) { /* wrapped: clear the marks */
+            memset(e->inc_mark, 0, sizeof(uint32_t) * (size_t)e->inc_n);
+            stamp = e->inc_stamp = 1;
+        }
+        int nx = 0;
+        for (int i = 0; i < nc; i++) {
+            int u = chg[i];
+            for (int j = e->inc_off[u] - 1; j < e->inc_off[u + 1]; j++) {
+                int x = j < e->inc_off[u] ? u : e->inc_nb[j];
+                if (e->inc_mark[x] == stamp) continue;
+                e->inc_mark[x] = stamp;
+                bool present = e->inc_col[x] != WL_ABSENT; /* layer 0 holds presence */
+                if (inc_set(e, l, x, present ? inc_colour(e, l, x) : WL_ABSENT)) next[nx++] = x;
+            }
+        }
+        int *tmp = chg;
+        chg = next, next = tmp, nc = nx;
+    }
+    memcpy(e->inc_state, s, sizeof(ns_word) * (size_t)t->nwords);
+    return true;
+}
+
+/* The table and counts of state s, incrementally where it can; object colours too. */
+static void inc_encode(ns_wl_encoder *e, const ns_word *s)
+{
+    if (!e->inc_n) inc_build(e);
+    if (!e->inc_valid || !inc_step(e, s)) inc_full(e, s);
+    for (int t = 0; t <= e->iterations; t++)
+        memcpy(e->objcol + (size_t)t * e->nobj, e->inc_col + (size_t)t * e->inc_n, sizeof(int) * (size_t)e->nobj);
+}
+
 int ns_wl_features(ns_wl_encoder *e, const ns_word *s, int *idx, float *val)
 {
-    ensure_acc(e);
-    build_graph(e, s, false, false);
-    run_wl(e, NULL);
-    return emit_sparse(e, idx, val);
+    inc_encode(e, s);
+    int n = 0, D = e->vocab->ncolours;
+    for (int w = 0; w <= D / 64; w++)
+        for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
+            int c = (w << 6) + __builtin_ctzll(x);
+            idx[n] = c;
+            val[n++] = (float)e->inc_cnt[c];
+        }
+    return n;
 }
 
 void ns_wl_features_dense(ns_wl_encoder *e, const ns_word *s, float *out)
 {
     memset(out, 0, sizeof(float) * (size_t)e->vocab->ncolours);
-    build_graph(e, s, false, false);
-    run_wl(e, out);
+    inc_encode(e, s);
+    for (int w = 0; w <= e->vocab->ncolours / 64; w++)
+        for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
+            int c = (w << 6) + __builtin_ctzll(x);
+            out[c] = (float)e->inc_cnt[c];
+        }
 }
 
 int ns_wl_goal_features(ns_wl_encoder *e, int *idx, float *val)
 {
     ensure_acc(e);
     build_graph(e, NULL, true, false);
-    run_wl(e, NULL);
+    run_wl(e, NULL, NULL);
     return emit_sparse(e, idx, val);
 }
 
@@ -1136,14 +1345,14 @@ void ns_wl_goal_features_dense(ns_wl_encoder *e, float *out)
 {
     memset(out, 0, sizeof(float) * (size_t)e->vocab->ncolours);
     build_graph(e, NULL, true, false);
-    run_wl(e, out);
+    run_wl(e, out, NULL);
 }
 
 void ns_wl_refine(ns_wl_encoder *e, const ns_word *s)
 {
     ensure_acc(e);
     build_graph(e, s, false, false);
-    run_wl(e, NULL);
+    run_wl(e, NULL, NULL);
     for (int i = 0; i < e->ntouched; i++) e->acc[e->touched[i]] = 0.0f;
     e->ntouched = 0;
 }

@@ -158,7 +158,8 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
         ns_world_free(&w);
         return st;
     }
-    ns_world_set_bf16(&w, o->bf16);
+    ns_world_set_bf16(&w, o->bf16 && !o->int8);
+    ns_world_set_int8(&w, o->int8);
     const ns_split *sp = &wd.sd.split;
     rep->split_dir = ns_xstrdup(split_dir);
     rep->model = ns_xstrdup(model_path);
@@ -166,7 +167,8 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
     rep->action_spec = ns_xstrdup(wd.action_spec);
     rep->protocol = sp->protocol;
     rep->dev = o->dev;
-    rep->bf16 = o->bf16;
+    rep->bf16 = o->bf16 && !o->int8;
+    rep->int8 = o->int8;
     rep->kind = w.cfg.kind;
     rep->action_rows = w.cfg.action_rows;
     rep->ndatasets = sp->ndatasets;
@@ -206,7 +208,8 @@ void ns_report_json(const ns_report *rep, ns_buf *b)
                   ", \"protocol\": \"%s\", \"on\": \"%s\", \"kind\": \"%s\", \"action_rows\": \"%s\", "
                   "\"weights\": \"%s\", \"state_features\": ",
                   ns_protocol_name(rep->protocol), rep->dev ? "dev" : "test", ns_world_kind_name(rep->kind),
-                  ns_action_rows_name(rep->action_rows), rep->bf16 ? "bfloat16" : "float");
+                  ns_action_rows_name(rep->action_rows),
+                  rep->int8 ? "int8" : rep->bf16 ? "bfloat16" : "float");
     ns_json_put_str(b, rep->state_spec);
     ns_buf_puts(b, ", \"action_features\": ");
     ns_json_put_str(b, rep->action_spec);
@@ -242,7 +245,8 @@ void ns_report_json(const ns_report *rep, ns_buf *b)
 void ns_report_table(const ns_report *rep, ns_buf *b)
 {
     ns_buf_printf(b, "%s on %s (%s, %s list%s)\n", rep->model, rep->split_dir, ns_protocol_name(rep->protocol),
-                  rep->dev ? "dev" : "test", rep->bf16 ? ", bfloat16 weights" : "");
+                  rep->dev ? "dev" : "test",
+                  rep->int8 ? ", int8 weights" : rep->bf16 ? ", bfloat16 weights" : "");
     ns_eval_table(&rep->r, b);
     if (rep->per) {
         ns_buf_printf(b, "per dataset        queries   Hit@1    Hit@5    Hit@10   Hit@5 worst  ceiling@5  chance@5\n");

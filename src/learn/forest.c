@@ -334,6 +334,12 @@ ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err)
     return st;
 }
 
+/* Trees walked in lockstep: their node loads are independent, so the
+ * memory system serves them together instead of one dependent chain at a
+ * time; the leaves are then added in tree order, so the sums are those of
+ * one tree after the other, to the bit. */
+enum { FOREST_LANES = 8 };
+
 void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
 {
     const ns_forest_node *nodes = f->nodes;
@@ -342,7 +348,24 @@ void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
         const float *x = X + (size_t)r * (size_t)f->nfeat;
         float *o = out + (size_t)r * (size_t)f->nout;
         for (int k = 0; k < f->nout; k++) o[k] = f->base_score;
-        for (int t = 0; t < f->ntrees; t++) {
+        int t = 0;
+        for (; t + FOREST_LANES <= f->ntrees; t += FOREST_LANES) {
+            int32_t nd[FOREST_LANES];
+            const ns_forest_node *q[FOREST_LANES];
+            for (int j = 0; j < FOREST_LANES; j++) nd[j] = f->tree_root[t + j], q[j] = &nodes[nd[j]];
+            for (bool live = true; live;) {
+                live = false;
+                for (int j = 0; j < FOREST_LANES; j++) {
+                    if (q[j]->feat < 0) continue;
+                    float v = x[q[j]->feat];
+                    nd[j] = isnan(v) ? missing[nd[j]] : (v < q[j]->value ? q[j]->left : q[j]->right);
+                    q[j] = &nodes[nd[j]];
+                    live = true;
+                }
+            }
+            for (int j = 0; j < FOREST_LANES; j++) o[f->tree_out[t + j]] += q[j]->value;
+        }
+        for (; t < f->ntrees; t++) {
             int32_t nd = f->tree_root[t];
             const ns_forest_node *q = &nodes[nd];
             while (q->feat >= 0) {

@@ -188,10 +188,192 @@ void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed
     }
 }
 
-void ns_linear_forward_as(float *out, const float *inp, const float *weight, const uint16_t *packed,
-                          const float *bias, int B, int C, int OC)
+/* ---- int8 inference ------------------------------------------------------
+ * Packed blob (nn.h): float scale[NB·OB]; int32 qsum[NB·OB]; then block ob
+ * of OB outputs, input quad c4 at q[(ob·C4 + c4)·4·OB + 4·o + k] =
+ * round(W[ob·OB + o, 4·c4 + k] / scale), zero outside W.  Products are
+ * summed exactly in int32, so the AVX-512 VNNI kernel and the C loop agree
+ * to the bit; the float epilogue is shared. */
+enum { QSEG = 2048 /* input quads quantised per pass (stack) */ };
+
+static size_t i8_head_bytes(int OC) { return (size_t)((OC + OB - 1) / OB) * OB * (sizeof(float) + sizeof(int32_t)); }
+
+size_t ns_i8_packed_size(int C, int OC)
 {
-    if (packed) ns_linear_forward_bf16(out, inp, packed, bias, B, C, OC);
+    size_t nb = (size_t)(OC + OB - 1) / OB, c4 = (size_t)(C + 3) / 4;
+    return i8_head_bytes(OC) + nb * c4 * 4 * OB;
+}
+
+void ns_i8_pack(uint8_t *dst, const float *W, int C, int OC)
+{
+    int nb = (OC + OB - 1) / OB, C4 = (C + 3) / 4;
+    float *scale = (float *)(void *)dst;
+    int32_t *qsum = (int32_t *)(void *)(dst + (size_t)nb * OB * sizeof(float));
+    int8_t *q = (int8_t *)(dst + i8_head_bytes(OC));
+    for (int o = 0; o < nb * OB; o++) {
+        float m = 0;
+        for (int c = 0; o < OC && c < C; c++) {
+            float a = fabsf(W[(size_t)o * C + c]);
+            if (a > m) m = a;
+        }
+        scale[o] = m > 0 ? m / 127.0f : 1.0f;
+        qsum[o] = 0;
+    }
+    for (int ob = 0; ob < nb; ob++)
+        for (int c4 = 0; c4 < C4; c4++) {
+            int8_t *d = q + ((size_t)ob * C4 + c4) * 4 * OB;
+            for (int o = 0; o < OB; o++)
+                for (int k = 0; k < 4; k++) {
+                    int oo = ob * OB + o, c = 4 * c4 + k;
+                    long v = oo < OC && c < C ? lrintf(W[(size_t)oo * C + c] / scale[oo]) : 0;
+                    v = v > 127 ? 127 : v < -127 ? -127 : v;
+                    d[4 * o + k] = (int8_t)v;
+                    qsum[oo] += (int32_t)v;
+                }
+        }
+}
+
+/* max |x[i]| over n inputs. */
+static float absmax(const float *x, int n)
+{
+    float m = 0;
+    for (int i = 0; i < n; i++) {
+        float a = fabsf(x[i]);
+        m = a > m ? a : m;
+    }
+    return m;
+}
+
+/* b[i] = 128 + round(x[i]·inv) (nearest even, clamped to ±127) for
+ * i ∈ [i0, n); 128 (zero) for i ∈ [n, end). */
+static void quantise_quads_tail(uint8_t *b, const float *x, int i0, int n, int end, float inv)
+{
+    for (int i = i0; i < n; i++) {
+        float y = x[i] * inv;
+        y = y > 127.0f ? 127.0f : y < -127.0f ? -127.0f : y;
+        float r = (y + 12582912.0f) - 12582912.0f; /* 1.5·2²³: rounds to nearest even */
+        b[i] = (uint8_t)(128 + (int)r);
+    }
+    for (int i = n > i0 ? n : i0; i < end; i++) b[i] = 128;
+}
+
+/* xq[k] = the quad x[4k … 4k+3] as bytes 128 + round(x·inv), for k < n4
+ * (x holds nx inputs; missing ones are 128, i.e. 0). */
+static void quantise_quads(uint32_t *xq, const float *x, int nx, int n4, float inv)
+{
+    int n = nx < 4 * n4 ? nx : 4 * n4;
+    quantise_quads_tail((uint8_t *)xq, x, 0, n, 4 * n4, inv);
+}
+
+/* acc[0 … OB) += Σ_{c4 < n4} P[c4] · xq[c4] for one block (P its quads from
+ * the segment's first). */
+static void i8_quads_c(int32_t *acc, const int8_t *P, const uint32_t *xq, int n4)
+{
+    for (int c4 = 0; c4 < n4; c4++, P += 4 * OB) {
+        const uint8_t *x = (const uint8_t *)(xq + c4);
+        for (int o = 0; o < OB; o++)
+            acc[o] += x[0] * P[4 * o] + x[1] * P[4 * o + 1] + x[2] * P[4 * o + 2] + x[3] * P[4 * o + 3];
+    }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The same with vpdpbusd: two sets of eight 16-output accumulators (even
+ * and odd quads: sixteen independent chains), one broadcast quad a step;
+ * integer sums, so the order does not matter. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_quads_avx512(int32_t *acc, const int8_t *P,
+                                                                                  const uint32_t *xq, int n4)
+{
+    __m512i a[OB / 16], b[OB / 16];
+    for (int v = 0; v < OB / 16; v++) a[v] = _mm512_loadu_si512(acc + 16 * v), b[v] = _mm512_setzero_si512();
+    int c4 = 0;
+    for (; c4 + 2 <= n4; c4 += 2, P += 8 * OB) {
+        __m512i x0 = _mm512_set1_epi32((int)xq[c4]), x1 = _mm512_set1_epi32((int)xq[c4 + 1]);
+        for (int v = 0; v < OB / 16; v++) {
+            a[v] = _mm512_dpbusd_epi32(a[v], x0, _mm512_loadu_si512(P + 64 * v));
+            b[v] = _mm512_dpbusd_epi32(b[v], x1, _mm512_loadu_si512(P + 4 * OB + 64 * v));
+        }
+    }
+    if (c4 < n4) {
+        __m512i x0 = _mm512_set1_epi32((int)xq[c4]);
+        for (int v = 0; v < OB / 16; v++) a[v] = _mm512_dpbusd_epi32(a[v], x0, _mm512_loadu_si512(P + 64 * v));
+    }
+    for (int v = 0; v < OB / 16; v++) _mm512_storeu_si512(acc + 16 * v, _mm512_add_epi32(a[v], b[v]));
+}
+
+/* max |x[i]| (exact: the order does not matter). */
+__attribute__((target("avx512f"))) static float absmax_avx512(const float *x, int n)
+{
+    __m512 m = _mm512_setzero_ps();
+    int i = 0;
+    for (; i + 16 <= n; i += 16) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(x + i)));
+    if (i < n) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_maskz_loadu_ps(lanes16(n - i), x + i)));
+    return _mm512_reduce_max_ps(m);
+}
+
+/* quantise_quads, 16 inputs a step: the same operations lane by lane
+ * (multiply, clamp, add and subtract 1.5·2²³), so the same bytes. */
+__attribute__((target("avx512f,avx512bw"))) static void quantise_avx512(uint32_t *xq, const float *x, int nx, int n4,
+                                                                        float inv)
+{
+    const __m512 vi = _mm512_set1_ps(inv), hi = _mm512_set1_ps(127.0f), lo = _mm512_set1_ps(-127.0f),
+                 mg = _mm512_set1_ps(12582912.0f);
+    const __m512i off = _mm512_set1_epi32(128);
+    int n = nx < 4 * n4 ? nx : 4 * n4, i = 0;
+    uint8_t *b = (uint8_t *)xq;
+    for (; i + 16 <= n; i += 16) {
+        __m512 y = _mm512_mul_ps(_mm512_loadu_ps(x + i), vi);
+        y = _mm512_max_ps(_mm512_min_ps(y, hi), lo);
+        __m512 r = _mm512_sub_ps(_mm512_add_ps(y, mg), mg);
+        _mm_storeu_si128((__m128i *)(void *)(b + i), _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(r), off)));
+    }
+    quantise_quads_tail(b, x, i, n, 4 * n4, inv);
+}
+#endif
+
+void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
+                          int OC)
+{
+    if (B <= 0 || OC <= 0) return;
+    void (*quads)(int32_t *, const int8_t *, const uint32_t *, int) = i8_quads_c;
+    void (*quant)(uint32_t *, const float *, int, int, float) = quantise_quads;
+    float (*amax)(const float *, int) = absmax;
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+        quads = i8_quads_avx512, quant = quantise_avx512, amax = absmax_avx512;
+#endif
+    int nb = (OC + OB - 1) / OB, C4 = (C + 3) / 4;
+    const float *scale = (const float *)(const void *)packed;
+    const int32_t *qsum = (const int32_t *)(const void *)(packed + (size_t)nb * OB * sizeof(float));
+    const int8_t *q = (const int8_t *)(packed + i8_head_bytes(OC));
+    bool once = C4 <= QSEG;
+    uint32_t xq[QSEG];
+    for (int b = 0; b < B; b++) {
+        float *o = out + (size_t)b * OC;
+        const float *x = inp + (size_t)b * C;
+        float m = C > 0 ? amax(x, C) : 0.0f, sx = m / 127.0f, inv = m > 0 ? 127.0f / m : 0.0f;
+        if (once) quant(xq, x, C, C4, inv);
+        for (int ob = 0; ob < nb; ob++) {
+            int32_t acc[OB] = {0};
+            for (int c0 = 0; c0 < C4; c0 += QSEG) {
+                int n4 = C4 - c0 < QSEG ? C4 - c0 : QSEG;
+                if (!once) quant(xq, x + 4 * (size_t)c0, C - 4 * c0, n4, inv);
+                quads(acc, q + ((size_t)ob * C4 + c0) * 4 * OB, xq, n4);
+            }
+            int w = OC - ob * OB < OB ? OC - ob * OB : OB;
+            for (int j = 0; j < w; j++) {
+                int oo = ob * OB + j;
+                float v = (float)(acc[j] - 128 * qsum[oo]) * (sx * scale[oo]);
+                o[oo] = bias ? v + bias[oo] : v;
+            }
+        }
+    }
+}
+
+void ns_linear_forward_as(float *out, const float *inp, const float *weight, const uint16_t *packed,
+                          const uint8_t *packed_i8, const float *bias, int B, int C, int OC)
+{
+    if (packed_i8) ns_linear_forward_i8(out, inp, packed_i8, bias, B, C, OC);
+    else if (packed) ns_linear_forward_bf16(out, inp, packed, bias, B, C, OC);
     else ns_linear_forward(out, inp, weight, bias, B, C, OC);
 }
 
@@ -585,13 +767,13 @@ void ns_resmlp_forward(float *out, float *scratch, const float *hs, const float 
         memcpy(s.x + (size_t)b * dx, hs + (size_t)b * d.ds, (size_t)d.ds * sizeof(float));
         memcpy(s.x + (size_t)b * dx + d.ds, ha + (size_t)b * d.da, (size_t)d.da * sizeof(float));
     }
-    ns_linear_forward_as(s.a1, s.x, w->w1, w->h1, w->b1, B, dx, d.hidden);    /* a1 = W1·x + b1 */
-    ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                       /* g1 = GELU(a1)  */
-    ns_linear_forward_as(s.z, s.g1, w->w2, w->h2, w->b2, B, d.hidden, d.out); /* z = W2·g1 + b2 */
-    /* z += h_s · W_resᵀ (the bfloat16 product through dz, which backward clears first) */
-    if (w->h_res) {
+    ns_linear_forward_as(s.a1, s.x, w->w1, w->h1, w->q1, w->b1, B, dx, d.hidden);    /* a1 = W1·x + b1 */
+    ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                              /* g1 = GELU(a1)  */
+    ns_linear_forward_as(s.z, s.g1, w->w2, w->h2, w->q2, w->b2, B, d.hidden, d.out); /* z = W2·g1 + b2 */
+    /* z += h_s · W_resᵀ (the bfloat16 or int8 product through dz, which backward clears first) */
+    if (w->h_res || w->q_res) {
         size_t bo = (size_t)B * d.out;
-        ns_linear_forward_bf16(s.dz, hs, w->h_res, NULL, B, d.ds, d.out);
+        ns_linear_forward_as(s.dz, hs, w->w_res, w->h_res, w->q_res, NULL, B, d.ds, d.out);
         for (size_t i = 0; i < bo; i++) s.z[i] += s.dz[i];
     } else {
         ns_sgemm(false, true, B, d.out, d.ds, 1.0f, hs, d.ds, w->w_res, d.ds, 1.0f, s.z, d.out);

@@ -120,6 +120,44 @@ ns_status ns_world_create(ns_world *w, const ns_world_config *c, uint64_t seed, 
     return NS_OK;
 }
 
+/* The tensors an inference precision packs: the dense layers of both heads,
+ * and W1, W2, W_res of the residual-MLP T; returns their count. */
+static int packed_layers(const ns_world *w, int *idx)
+{
+    int n = 0;
+    const ns_world_head *heads[2] = {&w->hs, &w->ha};
+    for (int h = 0; h < 2; h++)
+        for (int l = heads[h]->sparse ? 1 : 0; l < heads[h]->layers; l++) idx[n++] = heads[h]->lin_w[l];
+    if (w->cfg.kind == NS_WORLD_RESMLP) idx[n++] = w->t_idx[0], idx[n++] = w->t_idx[2], idx[n++] = w->t_idx[4];
+    return n;
+}
+
+/* Packs copies of the packed_layers (int8 or bfloat16) into *blob, their
+ * offsets (in elements of esize bytes) into *at, SIZE_MAX for the others. */
+static void pack_layers(const ns_world *w, bool i8, void **blob, size_t **at)
+{
+    int idx[2 * NS_WORLD_MAX_LAYERS + 3], n = packed_layers(w, idx);
+    size_t *a = ns_xmalloc((size_t)(w->p.n ? w->p.n : 1) * sizeof *a);
+    for (int i = 0; i < w->p.n; i++) a[i] = SIZE_MAX;
+    size_t total = 0, esize = i8 ? 1 : sizeof(uint16_t);
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        a[idx[k]] = total;
+        int C = (int)t->shape[1], OC = (int)t->shape[0];
+        size_t sz = i8 ? ns_i8_packed_size(C, OC) : ns_bf16_packed_size(C, OC);
+        total += (sz * esize + 63) / 64 * 64 / esize; /* 64-byte runs */
+    }
+    uint8_t *b = ns_xmalloc((total ? total : 1) * esize);
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        const float *W = w->p.data + t->offset;
+        if (i8) ns_i8_pack(b + a[idx[k]], W, (int)t->shape[1], (int)t->shape[0]);
+        else ns_bf16_pack((uint16_t *)(void *)b + a[idx[k]], W, (int)t->shape[1], (int)t->shape[0]);
+    }
+    *blob = b;
+    *at = a;
+}
+
 void ns_world_set_bf16(ns_world *w, bool on)
 {
     free(w->bf16);
@@ -127,25 +165,21 @@ void ns_world_set_bf16(ns_world *w, bool on)
     w->bf16 = NULL;
     w->bf16_at = NULL;
     if (!on) return;
-    /* the dense layers of both heads, and W1, W2, W_res of the residual-MLP T */
-    int idx[2 * NS_WORLD_MAX_LAYERS + 3], n = 0;
-    const ns_world_head *heads[2] = {&w->hs, &w->ha};
-    for (int h = 0; h < 2; h++)
-        for (int l = heads[h]->sparse ? 1 : 0; l < heads[h]->layers; l++) idx[n++] = heads[h]->lin_w[l];
-    if (w->cfg.kind == NS_WORLD_RESMLP) idx[n++] = w->t_idx[0], idx[n++] = w->t_idx[2], idx[n++] = w->t_idx[4];
-    w->bf16_at = ns_xmalloc((size_t)(w->p.n ? w->p.n : 1) * sizeof *w->bf16_at);
-    for (int i = 0; i < w->p.n; i++) w->bf16_at[i] = SIZE_MAX;
-    size_t total = 0;
-    for (int k = 0; k < n; k++) {
-        const ns_tensor_info *t = &w->p.t[idx[k]];
-        w->bf16_at[idx[k]] = total;
-        total += (ns_bf16_packed_size((int)t->shape[1], (int)t->shape[0]) + 31) / 32 * 32; /* 64-byte runs */
-    }
-    w->bf16 = ns_xmalloc((total ? total : 1) * sizeof *w->bf16);
-    for (int k = 0; k < n; k++) {
-        const ns_tensor_info *t = &w->p.t[idx[k]];
-        ns_bf16_pack(w->bf16 + w->bf16_at[idx[k]], w->p.data + t->offset, (int)t->shape[1], (int)t->shape[0]);
-    }
+    void *b;
+    pack_layers(w, false, &b, &w->bf16_at);
+    w->bf16 = b;
+}
+
+void ns_world_set_int8(ns_world *w, bool on)
+{
+    free(w->i8);
+    free(w->i8_at);
+    w->i8 = NULL;
+    w->i8_at = NULL;
+    if (!on) return;
+    void *b;
+    pack_layers(w, true, &b, &w->i8_at);
+    w->i8 = b;
 }
 
 /* Tensor i's packed bfloat16 copy, or NULL (float). */
@@ -154,10 +188,18 @@ static const uint16_t *bf16_of(const ns_world *w, int i)
     return w->bf16 && w->bf16_at[i] != SIZE_MAX ? w->bf16 + w->bf16_at[i] : NULL;
 }
 
+/* Tensor i's packed int8 copy, or NULL. */
+static const uint8_t *i8_of(const ns_world *w, int i)
+{
+    return w->i8 && w->i8_at[i] != SIZE_MAX ? w->i8 + w->i8_at[i] : NULL;
+}
+
 void ns_world_free(ns_world *w)
 {
     free(w->bf16);
     free(w->bf16_at);
+    free(w->i8);
+    free(w->i8_at);
     ns_params_free(&w->p);
     memset(w, 0, sizeof *w);
 }
@@ -301,7 +343,7 @@ static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *
         if (l == 0 && h->sparse)
             ns_sparse_linear_forward(o, c->ip, c->ix, c->iv, W, B, n, h->in, od);
         else
-            ns_linear_forward_as(o, prev, W, bf16_of(w, h->lin_w[l]), B, n, pdim, od);
+            ns_linear_forward_as(o, prev, W, bf16_of(w, h->lin_w[l]), i8_of(w, h->lin_w[l]), B, n, pdim, od);
         if (l == L - 1) break;
         ns_layernorm_forward(c->y[l], c->mean[l], c->rstd[l], c->a[l], PD(w, h->ln_w[l]), PD(w, h->ln_b[l]), n, H,
                              NS_LN_EPS);
@@ -365,7 +407,9 @@ static ns_resmlp_w resmlp_w(const ns_world *w, bool grad)
     r.w1 = T_(0), r.b1 = T_(1), r.w2 = T_(2), r.b2 = T_(3), r.w_res = T_(4), r.ln_w = T_(5), r.ln_b = T_(6);
 #undef T_
     r.h1 = r.h2 = r.h_res = NULL;
+    r.q1 = r.q2 = r.q_res = NULL;
     if (!grad) r.h1 = bf16_of(w, w->t_idx[0]), r.h2 = bf16_of(w, w->t_idx[2]), r.h_res = bf16_of(w, w->t_idx[4]);
+    if (!grad) r.q1 = i8_of(w, w->t_idx[0]), r.q2 = i8_of(w, w->t_idx[2]), r.q_res = i8_of(w, w->t_idx[4]);
     return r;
 }
 
@@ -807,6 +851,7 @@ ns_status ns_world_train(ns_world *w, const ns_world_inputs *in, const ns_split 
     memset(st, 0, sizeof *st);
     st->best_dev_hit5 = -1;
     ns_world_set_bf16(w, false);
+    ns_world_set_int8(w, false);
     ns_status rc = ns_world_check_inputs(w, in, err);
     if (rc) return rc;
     const ns_refs *tr = &sp->train, *dev = &sp->dev;

@@ -3,6 +3,7 @@
 
 #ifndef NS_NO_BLAS
 #include <cblas.h>
+#include <stdlib.h>
 
 void ns_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float *A, int lda,
               const float *B, int ldb, float beta, float *C, int ldc)
@@ -16,6 +17,17 @@ void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, co
     /* op(A) is m×n; cblas takes the stored shape */
     if (trans) cblas_sgemv(CblasRowMajor, CblasTrans, n, m, alpha, A, lda, x, 1, beta, y, 1);
     else cblas_sgemv(CblasRowMajor, CblasNoTrans, m, n, alpha, A, lda, x, 1, beta, y, 1);
+}
+
+/* OpenBLAS's own entry points, weak: absent from other builds, then skipped */
+void openblas_set_num_threads(int n) __attribute__((weak));
+int blas_thread_shutdown_(void) __attribute__((weak));
+
+void ns_blas_single_thread(void)
+{
+    if (getenv("OPENBLAS_NUM_THREADS")) return;
+    if (openblas_set_num_threads) openblas_set_num_threads(1);
+    if (blas_thread_shutdown_) (void)blas_thread_shutdown_();
 }
 
 const char *ns_blas_backend(void) { return "openblas"; }
@@ -45,6 +57,8 @@ void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, co
         y[i] = alpha * s + (beta == 0 ? 0 : beta * y[i]);
     }
 }
+
+void ns_blas_single_thread(void) {}
 
 const char *ns_blas_backend(void) { return "plain C"; }
 

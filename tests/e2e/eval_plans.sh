@@ -48,6 +48,12 @@ grep -q '"weights": "bfloat16"' "$TMP/out" || fail "weights not bfloat16: $(cat 
 grep -qE '"latency_full_us": [0-9]' "$TMP/out" || fail "no bf16 latency: $(cat "$TMP/out")"
 expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --latency 0 --bf16 --quiet
 grep -q "bfloat16 weights" "$TMP/out" || fail "table: $(cat "$TMP/out")"
+# int8 weights likewise
+expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --json --latency 5 --int8 --quiet
+grep -q '"weights": "int8"' "$TMP/out" || fail "weights not int8: $(cat "$TMP/out")"
+grep -qE '"latency_full_us": [0-9]' "$TMP/out" || fail "no int8 latency: $(cat "$TMP/out")"
+expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --latency 0 --int8 --quiet
+grep -q "int8 weights" "$TMP/out" || fail "table: $(cat "$TMP/out")"
 
 # usage errors
 for bad in "--pool-sweep 0" "--pool-sweep abc" "--pool-sweep 16,,full" "--pool-sweep 1" "--rollout-pool -3" \

@@ -90,6 +90,63 @@ static void test_bf16_linear(void)
     }
 }
 
+/* ns_linear_forward_i8 = the exact integer arithmetic of nn.h's formula
+ * recomputed here from the float weights and inputs (per-row scales, nearest
+ * even, 128 + q inputs), bit for bit (whatever kernel the CPU picks: integer
+ * sums are exact); near the float layer.  Odd C (a partial quad), a partial
+ * and several output blocks, more quads than one quantising pass holds
+ * (C = 8201), an all-zero input row. */
+static void test_i8_linear(void)
+{
+    const int shapes[5][3] = {{3, 71, 7}, {1, 384, 128}, {2, 8201, 5}, {2, 129, 300}, {1, 1, 1}};
+    for (int t = 0; t < 5; t++) {
+        int B = shapes[t][0], C = shapes[t][1], OC = shapes[t][2];
+        float *x = malloc((size_t)B * C * sizeof(float)), *W = malloc((size_t)OC * C * sizeof(float));
+        float *bias = malloc((size_t)OC * sizeof(float)), *got = malloc((size_t)B * OC * sizeof(float));
+        float *f32 = malloc((size_t)B * OC * sizeof(float));
+        uint8_t *Wq = malloc(ns_i8_packed_size(C, OC));
+        for (int i = 0; i < B * C; i++) x[i] = sinf(0.37f * (float)i + 0.1f);
+        if (B > 1)
+            for (int c = 0; c < C; c++) x[(size_t)(B - 1) * C + c] = 0; /* the last row: zeros */
+        for (int i = 0; i < OC * C; i++) W[i] = 0.2f * cosf(0.91f * (float)i);
+        for (int o = 0; o < OC; o++) bias[o] = 0.1f * (float)o - 0.3f;
+        ns_i8_pack(Wq, W, C, OC);
+        ns_linear_forward_i8(got, x, Wq, bias, B, C, OC);
+        ns_linear_forward(f32, x, W, bias, B, C, OC);
+        int exact = 1;
+        double worst_f = 0;
+        for (int b = 0; b < B; b++) {
+            const float *xb = x + (size_t)b * C;
+            float m = 0;
+            for (int c = 0; c < C; c++) m = fmaxf(m, fabsf(xb[c]));
+            float sx = m / 127.0f, inv = m > 0 ? 127.0f / m : 0.0f;
+            for (int o = 0; o < OC; o++) {
+                const float *wo = W + (size_t)o * C;
+                float wm = 0;
+                for (int c = 0; c < C; c++) wm = fmaxf(wm, fabsf(wo[c]));
+                float sw = wm > 0 ? wm / 127.0f : 1.0f;
+                int64_t acc = 0, mag = 0;
+                for (int c = 0; c < C; c++) {
+                    long qw = lrintf(wo[c] / sw), qx = lrintf(fmaxf(-127.0f, fminf(127.0f, xb[c] * inv)));
+                    acc += qw * qx, mag += labs(qw * qx);
+                }
+                float ref = (float)acc * (sx * sw) + bias[o];
+                if (ref != got[b * OC + o]) exact = 0;
+                worst_f = fmax(worst_f, fabs(got[b * OC + o] - f32[b * OC + o]) / ((double)mag * sx * sw + 1));
+            }
+        }
+        CHECK(exact);          /* the integer arithmetic, to the bit */
+        CHECK(worst_f < 2e-2); /* near the float layer */
+        if (B > 1) CHECK(got[(size_t)(B - 1) * OC] == bias[0]); /* zero row: the bias */
+        ns_linear_forward_i8(got, x, Wq, NULL, B, C, OC);
+        double nb = 0;
+        ns_linear_forward_i8(f32, x, Wq, bias, B, C, OC);
+        for (int i = 0; i < B * OC; i++) nb = fmax(nb, fabs(got[i] + bias[i % OC] - f32[i]));
+        CHECK(nb < 1e-5);
+        free(x), free(W), free(bias), free(got), free(f32), free(Wq);
+    }
+}
+
 /* ---- dense linear ------------------------------------------------------------ */
 
 static void test_linear_reference(void)
@@ -515,6 +572,7 @@ int main(void)
     printf("blas backend: %s\n", ns_blas_backend());
     NS_RUN(test_bf16_rounding);
     NS_RUN(test_bf16_linear);
+    NS_RUN(test_i8_linear);
     NS_RUN(test_linear_reference);
     NS_RUN(test_linear_gradcheck);
     NS_RUN(test_sparse_reference);

@@ -342,6 +342,123 @@ static void test_order_invariance(void)
     }
 }
 
+/* ---- incremental encoding ------------------------------------------------ */
+
+/* A random applicable successor of s into s (false at a dead end). */
+static bool random_step(const ns_task *t, ns_word *s, ns_rng *r)
+{
+    int na = 0, *app = malloc(sizeof(int) * ((size_t)t->nops + 1));
+    for (int o = 0; o < t->nops; o++)
+        if (ns_task_applicable(t, o, s)) app[na++] = o;
+    if (na) ns_task_apply(t, app[ns_rng_below(r, (uint64_t)na)], s, s);
+    free(app);
+    return na > 0;
+}
+
+/* ns_wl_features and ns_wl_features_dense (incremental from the previous
+ * state the encoder encoded) equal the from-scratch features of a fresh
+ * encoder state by state, and so do the object colours, on random walks of generated problems:
+ * the vocabulary fitted on one walk (statics in or out, set or multiset), the
+ * features checked on another (unseen colours included), with jumps back to
+ * earlier states (many atoms changed: the from-scratch fallback), goal
+ * features and refinements of other states in between. */
+static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t seed, bool statics, bool ms)
+{
+    char dpath[300], ppath[600];
+    snprintf(dpath, sizeof dpath, "domains/%s/domain.pddl", domain);
+    snprintf(ppath, sizeof ppath, "%s/%s-inc.pddl", tmpdir, domain);
+    ns_error e;
+    ns_buf b;
+    ns_buf_init(&b);
+    CHECK(ns_gen_problem(domain, ga, nga, seed, "inc", &b, &e) == NS_OK);
+    CHECK(ns_write_file_atomic(ppath, b.data, b.len, &e) == NS_OK);
+    ns_buf_free(&b);
+    loaded A;
+    CHECK(load_traj(&A, dpath, ppath, NULL));
+    const ns_task *t = &A.t;
+    size_t W = (size_t)t->nwords;
+    ns_wl_vocab v;
+    ns_wl_vocab_init(&v, &A.d, 2, ms);
+    ns_wl_opts o;
+    ns_wl_opts_default(&o);
+    o.statics = statics;
+    ns_wl_fitter f;
+    ns_wl_fit_init(&f, &v);
+    ns_wl_encoder fe;
+    CHECK(ns_wl_encoder_init(&fe, &v, t, &o, &e) == NS_OK);
+    enum { STEPS = 120 };
+    ns_word *walk = malloc(sizeof(ns_word) * W * (STEPS + 1));
+    memcpy(walk, t->init, sizeof(ns_word) * W);
+    ns_rng r;
+    ns_rng_seed(&r, seed);
+    for (int i = 0; i < 15; i++) {
+        ns_wl_fit_add_state(&f, &fe, walk);
+        if (!random_step(t, walk, &r)) break;
+    }
+    CHECK(ns_wl_fit_finish(&f, &e) == NS_OK);
+    ns_wl_fit_free(&f);
+    ns_wl_encoder_free(&fe);
+    ns_wl_encoder inc, ref;
+    CHECK(ns_wl_encoder_init(&inc, &v, t, &o, &e) == NS_OK);
+    int D = ns_wl_vocab_dim(&v), cap = ns_wl_max_nnz(&inc) + 1, bad = 0, checked = 0;
+    int *idx = malloc(sizeof(int) * (size_t)cap);
+    float *val = malloc(sizeof(float) * (size_t)cap), *dense = malloc(sizeof(float) * ((size_t)D + 1));
+    float *dinc = malloc(sizeof(float) * ((size_t)D + 1));
+    memcpy(walk, t->init, sizeof(ns_word) * W);
+    ns_rng_seed(&r, seed + 100);
+    int len = 0;
+    for (int step = 0; step < 2 * STEPS && !bad; step++) {
+        const ns_word *s = walk + (size_t)len * W;
+        if (step % 9 == 8 && len > 0) s = walk + (size_t)ns_rng_below(&r, (uint64_t)len) * W; /* a jump back */
+        if (step % 13 == 5) (void)ns_wl_goal_features(&inc, idx, val);                         /* interleaved */
+        if (step % 17 == 3) ns_wl_refine(&inc, walk);
+        int n = ns_wl_features(&inc, s, idx, val);
+        CHECK(ns_wl_encoder_init(&ref, &v, t, &o, &e) == NS_OK); /* fresh: from scratch */
+        ns_wl_features_dense(&ref, s, dense);
+        int nz = 0;
+        for (int c = 0; c < D; c++) nz += dense[c] != 0.0f;
+        bad |= nz != n;
+        for (int k = 0; k < n && !bad; k++) bad |= (k && idx[k] <= idx[k - 1]) || dense[idx[k]] != val[k];
+        for (int l = 0; l <= 2 && !bad; l++)
+            for (int ob = 0; ob < t->problem->nobjects; ob++)
+                bad |= ns_wl_object_colour(&inc, ob, l) != ns_wl_object_colour(&ref, ob, l);
+        ns_wl_encoder_free(&ref);
+        if (step % 5 == 2) { /* the dense row of the same state, and of the next one */
+            ns_wl_features_dense(&inc, s, dinc);
+            bad |= memcmp(dinc, dense, sizeof(float) * (size_t)D) != 0;
+        }
+        checked++;
+        if (len < STEPS) {
+            memcpy(walk + (size_t)(len + 1) * W, walk + (size_t)len * W, sizeof(ns_word) * W);
+            if (random_step(t, walk + (size_t)(len + 1) * W, &r)) len++;
+        }
+    }
+    if (bad) printf("  %s seed %llu statics %d multiset %d: incremental != from scratch at state %d\n", domain,
+                    (unsigned long long)seed, statics, ms, checked);
+    CHECK(!bad);
+    CHECK(checked >= STEPS);
+    free(idx), free(val), free(dense), free(dinc), free(walk);
+    ns_wl_encoder_free(&inc);
+    ns_wl_vocab_free(&v);
+    free_traj(&A);
+}
+
+static void test_incremental_features(void)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        for (int k = 0; k < 4; k++) {
+            bool statics = k & 1, ms = !(k & 2);
+            ns_gen_arg gr[] = {{"balls", 6}};
+            inc_case("gripper", gr, 1, seed, statics, ms);
+            ns_gen_arg lo[] = {{"cities", 3}, {"size", 2}, {"airplanes", 1}, {"packages", 4}};
+            inc_case("logistics", lo, 4, seed, statics, ms);
+            ns_gen_arg bw[] = {{"blocks", 7}};
+            inc_case("blocksworld", bw, 1, seed, statics, ms);
+            ns_gen_arg va[] = {{"x", 4}, {"y", 3}};
+            inc_case("visitall", va, 2, seed, statics, ms);
+        }
+}
+
 /* ---- vocabulary files -------------------------------------------------- */
 
 static void fit_small(ns_wl_vocab *v, loaded *L, bool multiset)
@@ -582,6 +699,7 @@ int main(void)
     NS_RUN(test_vocab_roundtrip);
     NS_RUN(test_vocab_errors);
     NS_RUN(test_order_invariance);
+    NS_RUN(test_incremental_features);
     NS_RUN(test_action_features);
     if (ns_test_benchmarks()) {
         NS_RUN(test_golden_vectors);

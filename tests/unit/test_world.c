@@ -714,6 +714,20 @@ static void test_bf16_heads(void)
     md = 0;
     for (int i = 0; i < N * 16; i++) md = fmax(md, fabs(tf[i] - tb[i]));
     CHECK(md > 0 && md < 0.05);
+    /* int8: near float too, ahead of bfloat16 when both are set, off again exactly */
+    float qi[N * 16], qt[N * 16];
+    ns_world_set_int8(&w, true);
+    CHECK(w.i8 != NULL);
+    ns_world_project(&w, ws, &f, true, rows, N, qi);
+    ns_world_transition(&w, ws, ref, ha, N, qt);
+    double mi = 0, mt = 0;
+    for (int i = 0; i < N * 16; i++) mi = fmax(mi, fabs(ref[i] - qi[i])), mt = fmax(mt, fabs(tf[i] - qt[i]));
+    CHECK(mi > 0 && mi < 0.05 * scale);
+    CHECK(mt > 0 && mt < 0.1);
+    ns_world_set_int8(&w, false);
+    ns_world_transition(&w, ws, ref, ha, N, qt);
+    CHECK(memcmp(qt, tb, sizeof qt) == 0); /* bfloat16 again */
+    ns_world_set_int8(&w, true); /* freed by ns_world_free */
     ns_world_set_bf16(&w, true); /* again: replaces the copy, no leak */
     ns_world_ws_free(ws);
     ns_features_free(&f);

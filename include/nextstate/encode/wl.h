@@ -178,6 +178,17 @@ typedef struct ns_wl_encoder {
     int *touched;      /* colour ids with acc != 0 */
     int ntouched;
     int *order;        /* fitting: state atoms sorted by rank */
+    /* incremental encoding (ns_wl_features; wl.c): the graph of every candidate node, CSR */
+    int inc_n;              /* its nodes (0: not built yet) */
+    int *inc_off, *inc_nb, *inc_lab;
+    int *inc_col;           /* [(L+1) × inc_n] colours of the last state encoded (absent atoms marked) */
+    int *inc_lay;           /* [(L+1) × max_nodes] scratch of a from-scratch encoding */
+    ns_word *inc_state;     /* that state */
+    bool inc_valid;
+    int *inc_cnt;           /* [D] its colour counts */
+    uint64_t *inc_nz;       /* bitmap of the non-zero counts */
+    uint32_t *inc_mark, inc_stamp;
+    int *inc_chg, *inc_chg2; /* nodes whose colour changed at the previous / this layer */
 } ns_wl_encoder;
 
 /* Binds vocabulary v to task t.  Fails (NS_ERR_INPUT) when the task uses a

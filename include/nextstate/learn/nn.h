@@ -49,16 +49,32 @@ uint16_t ns_bf16(float x);
  * bits between the two). */
 void ns_linear_forward_bf16(float *out, const float *inp, const uint16_t *packed, const float *bias, int B, int C,
                             int OC);
-/* ns_linear_forward_bf16 with packed weights, ns_linear_forward when
- * packed is NULL — the one place inference picks its precision. */
+/* ns_linear_forward_i8 with packed_i8, else ns_linear_forward_bf16 with
+ * packed, ns_linear_forward when both are NULL — the one place inference
+ * picks its precision. */
 void ns_linear_forward_as(float *out, const float *inp, const float *weight, const uint16_t *packed,
-                          const float *bias, int B, int C, int OC);
+                          const uint8_t *packed_i8, const float *bias, int B, int C, int OC);
 /* Packing of weight[OC×C] for it: blocks of NS_BF16_OB outputs, each a run
  * of input pairs (both inputs of a pair next to each other per output),
  * zero-padded; ns_bf16_packed_size elements. */
 enum { NS_BF16_OB = 128 };
 size_t ns_bf16_packed_size(int C, int OC);
 void ns_bf16_pack(uint16_t *dst, const float *weight, int C, int OC);
+/* int8 inference: weights quantised per output row (symmetric, scale =
+ * max|W[o,:]|/127) by ns_i8_pack, each input row quantised the same way
+ * when the layer runs (scale max|x|/127, nearest even, stored as 128 + q);
+ * the integer products are summed exactly in int32 and rescaled:
+ *   out[o] = (Σ_c (128 + q_x[c])·q_W[o,c] − 128·Σ_c q_W[o,c]) · s_x·s_W[o] + bias[o].
+ * A quarter of the float layer's weight bytes; AVX-512 VNNI (vpdpbusd)
+ * where the CPU has it, else the same integer sums in C (bit-identical
+ * results either way).  The packing (ns_i8_packed_size bytes): the NS_BF16_OB-
+ * padded scales (float) and row sums (int32), then blocks of NS_BF16_OB
+ * outputs, each a run of input quads (the four inputs of a quad next to
+ * each other per output), zero-padded.  dst must be 4-byte aligned. */
+size_t ns_i8_packed_size(int C, int OC);
+void ns_i8_pack(uint8_t *dst, const float *weight, int C, int OC);
+void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
+                          int OC);
 /* dinp[B×C] += dout[B×OC] · weight[OC×C];  dweight[OC×C] += doutᵀ · inp[B×C];
  * dbias[OC] += Σ_b dout[b,:].  Any of dinp, dweight, dbias may be NULL. */
 void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
@@ -118,6 +134,8 @@ typedef struct ns_resmlp_w {
     float *w1, *b1, *w2, *b2, *w_res, *ln_w, *ln_b;
     /* forward only: bfloat16 copies of w1, w2, w_res (ns_linear_forward_bf16), or NULL for float */
     const uint16_t *h1, *h2, *h_res;
+    /* forward only: int8 copies (ns_linear_forward_i8, ahead of bfloat16), or NULL */
+    const uint8_t *q1, *q2, *q_res;
 } ns_resmlp_w;
 
 /* Floats of scratch one call with batch B needs (forward cache + backward

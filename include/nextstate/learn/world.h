@@ -134,6 +134,8 @@ typedef struct ns_world {
     int nt;
     uint16_t *bf16;   /* NULL, or packed bfloat16 weights (nn.h ns_bf16_pack): see ns_world_set_bf16 */
     size_t *bf16_at;  /* per tensor: its packing's offset into bf16, SIZE_MAX for none */
+    uint8_t *i8;      /* NULL, or packed int8 weights (nn.h ns_i8_pack): see ns_world_set_int8 */
+    size_t *i8_at;    /* per tensor: its packing's byte offset into i8, SIZE_MAX for none */
 } ns_world;
 
 /* Declares, allocates and initialises (seeded, torch's default inits). */
@@ -146,6 +148,12 @@ void ns_world_free(ns_world *w);
  * first layers, the FiLM T and the split T (ns_world_tstate …) stay float.
  * Training turns it off; changing p.data afterwards needs a fresh call. */
 void ns_world_set_bf16(ns_world *w, bool on);
+/* Inference with int8 weights (on): the same layers as ns_world_set_bf16
+ * read an int8 copy (per-row scales, nn.h ns_linear_forward_i8) — a quarter
+ * of the float bytes, so a batch-1 query's weights (≈ 0.5 MB at 384-d
+ * inputs) stay in L2 beside the candidates.  Takes precedence over
+ * bfloat16 where both are set; training turns it off. */
+void ns_world_set_int8(ns_world *w, bool on);
 /* Parameter counts of π_s, π_a and T. */
 void ns_world_counts(const ns_world *w, size_t *state_head, size_t *action_head, size_t *trans);
 
