@@ -130,6 +130,12 @@ def run_one(planner, dom, prob, model, out, driver):
     return r
 
 
+def select_problems(dom, level):
+    """The testing problems of a domain and level that the run plans (PROBLEMS: their numbers; empty: all)."""
+    probs = sorted(glob.glob(os.path.join(IPC, dom, "testing", level, "p*.pddl")))
+    return [p for p in probs if not PROBLEMS or os.path.basename(p)[1:-5] in PROBLEMS]
+
+
 def quality(r, best):
     """IPC quality score of one run: C_best / C (1 for a solved zero-cost task), 0 unsolved."""
     if not r.get("solved"):
@@ -156,10 +162,7 @@ def main():
                 cache[(j["planner"], j["problem"], j["time_limit"])] = j
         with open(cache_file, "a") as cf:
             for level in LEVELS:
-                probs = sorted(glob.glob(os.path.join(IPC, dom, "testing", level, "p*.pddl")))
-                if PROBLEMS:
-                    probs = [p for p in probs if os.path.basename(p)[1:-5] in PROBLEMS]
-                for prob in probs:
+                for prob in select_problems(dom, level):
                     key_prob = os.path.relpath(prob, IPC)
                     for planner in PLANNERS:
                         k = (planner, key_prob, TIME_LIMIT)

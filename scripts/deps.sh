@@ -15,7 +15,7 @@ fi
 
 # The Python package's venv (build/venv, on Debian's /usr/bin/python3) with
 # numpy and pytest, and the optional side-by-side packages (wlplan, Unified
-# Planning, up-fast-downward, matplotlib; mypy checks the type stubs): made once; pip is not asked again
+# Planning, up-fast-downward, matplotlib, Downward Lab; mypy checks the type stubs): made once; pip is not asked again
 # while the imports work, so `make test` does not wait on PyPI.  Failures
 # here are notes, not errors (the pytest suite is then skipped).
 VENV=build/venv
@@ -28,7 +28,7 @@ if [ -x "$VENV/bin/python" ]; then
     PIP=("$VENV/bin/pip" install -q --disable-pip-version-check --timeout 30 --retries 1)
     "$VENV/bin/python" -c 'import numpy, pytest, setuptools' 2>/dev/null ||
         "${PIP[@]}" numpy pytest setuptools wheel || echo "deps: pip could not install numpy/pytest"
-    "$VENV/bin/python" -c 'import wlplan, unified_planning, up_fast_downward, matplotlib, mypy' 2>/dev/null ||
-        "${PIP[@]}" wlplan==2.1.0 unified-planning up-fast-downward matplotlib mypy ||
+    "$VENV/bin/python" -c 'import wlplan, unified_planning, up_fast_downward, matplotlib, mypy, lab' 2>/dev/null ||
+        "${PIP[@]}" wlplan==2.1.0 unified-planning up-fast-downward matplotlib mypy lab ||
         echo "deps: optional Python packages not installed (their tests skip)"
 fi
