@@ -20,7 +20,21 @@ void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, co
 
 const char *ns_blas_backend(void) { return "openblas"; }
 
+/* OpenBLAS's own API (not in cblas.h); blas_thread_shutdown_ (exported, what
+ * its fork handler calls) stops the worker threads, which the next threaded
+ * product starts again. */
+void openblas_set_num_threads(int num_threads);
+int blas_thread_shutdown_(void);
+
+void ns_blas_set_threads(int n)
+{
+    openblas_set_num_threads(n > 0 ? n : 1);
+    if (n <= 1) blas_thread_shutdown_();
+}
+
 #else
+
+void ns_blas_set_threads(int n) { (void)n; }
 
 void ns_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float *A, int lda,
               const float *B, int ldb, float beta, float *C, int ldc)

@@ -16,6 +16,12 @@ void ns_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, cons
 void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, const float *x, float beta,
               float *y);
 
+/* Threads of the backend's products.  OpenBLAS starts its worker threads
+ * when the library loads and they busy-wait (sched_yield) for a while before
+ * sleeping: a command that multiplies no matrices calls this with 1 first,
+ * so it does not burn a second core (~0.1 s CPU) for nothing. */
+void ns_blas_set_threads(int n);
+
 /* Name of the backend in use ("openblas" or "plain C"). */
 const char *ns_blas_backend(void);
 
