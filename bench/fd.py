@@ -6,6 +6,11 @@ For every problem of a list, sequentially (never two timed runs at once):
          expansions, search seconds, expansions per second, ratio nextstate/FD.
   sat    nextstate `solve --search gbfs --heuristic ff`      vs  FD `--alias lama-first`:
          solved, plan length, plan valid (checked by `nextstate validate`), wall time.
+  ff     nextstate `solve --search lazy --heuristic ff`      vs  FD `lazy_greedy([ff()],
+         preferred=[ff()])` (the same search: GBFS, deferred evaluation, h^FF helpful
+         actions as preferred operators): evaluations, expansions, evaluations per CPU
+         second of search and per expansion, ratio of evaluation rates; every problem
+         of the list (a trailing blind or sat does not exclude it).  Not a default mode.
 
 CPU time is compared with CPU time.  FD's "Search time" is its own CPU clock
 (utils::Timer reads clock_gettime(CLOCK_PROCESS_CPUTIME_ID)) and excludes the
@@ -26,11 +31,13 @@ Environment:
   BENCH_PROBLEMS      problem list file (default bench/problems.txt); format in that file
   BENCH_TIME_LIMIT    seconds per run (default 60, quick 10)
   BENCH_MEMORY_LIMIT  MB per run (default 4000)
-  BENCH_MODES         blind,sat (default both)
+  BENCH_MODES         blind,sat,ff (default blind,sat)
   BENCH_MIN_SECONDS   a problem enters the expansion-rate geometric mean only when
                       both searches ran at least this long (default 0.05)
-  BENCH_OUT           output prefix (default results/bench_fd: .csv, .json, and
-                      _problems/ holding the generated problems)
+  BENCH_OUT           output prefix (default results/bench_fd: .csv, .json, .md (the
+                      tables in Markdown), and _problems/ holding the generated problems)
+  BENCH_FF_MIN_SECONDS  the same for the evaluation-rate mean of mode ff (default 0.01: lazy
+                      GBFS-h^FF solves most problems of the list in milliseconds)
   NEXTSTATE_BENCHMARKS  reference problems (default ../shared/benchmarks)
   FD_DRIVER           fast-downward.py to use (default: the one in up_fast_downward)
   FD_SAT_SEARCH       FD's search in sat mode instead of --alias lama-first, e.g.
@@ -59,12 +66,14 @@ LIMIT = float(env("BENCH_TIME_LIMIT", "10" if QUICK else "60"))
 MEMORY = int(env("BENCH_MEMORY_LIMIT", "4000"))
 MODES = env("BENCH_MODES", "blind,sat").split(",")
 MIN_SECONDS = float(env("BENCH_MIN_SECONDS", "0.05"))
+FF_MIN_SECONDS = float(env("BENCH_FF_MIN_SECONDS", "0.01"))
 PROBLEMS = env("BENCH_PROBLEMS") or os.path.join(
     ROOT, "bench", "problems-quick.txt" if QUICK else "problems.txt")
 OUT = os.path.abspath(env("BENCH_OUT", os.path.join(ROOT, "results", "bench_fd")))
 BENCHMARKS = os.path.abspath(env("NEXTSTATE_BENCHMARKS") or os.path.join(ROOT, "..", "shared", "benchmarks"))
 NS_BASE = os.path.abspath(env("NS_BASE")) if env("NS_BASE") else None
 FD_SAT_SEARCH = env("FD_SAT_SEARCH")
+FD_FF_SEARCH = "lazy_greedy([ff()],preferred=[ff()])"
 KILL_AFTER = LIMIT * 1.5 + 30  # hard wall-clock guard; both planners stop themselves first
 
 
@@ -115,7 +124,7 @@ def read_problems(path, gendir):
         words = shlex.split(line)
         modes = set(MODES)
         if words[-1] in ("blind", "sat"):
-            modes &= {words.pop()}
+            modes &= {words.pop(), "ff"}
         if not modes:
             continue
         if words[0] == "gen":
@@ -168,7 +177,7 @@ def nextstate(dom, prob, search, heuristic, plan_file, ns=NS):
         return r
     r.update(status=j["status"], solved=j["solved"], expanded=j["expanded"],
              generated=j["generated"], search_s=j["seconds"], ground_s=j["ground_seconds"],
-             plan_length=j["plan_length"] if j["solved"] else None,
+             evaluated=j.get("evaluated"), plan_length=j["plan_length"] if j["solved"] else None,
              atoms=j.get("atoms"), operators=j.get("operators"))
     g = ground_cpu(ns, dom, prob)
     r["ground_cpu"] = g
@@ -188,6 +197,7 @@ def fast_downward(driver, dom, prob, driver_args, search_args, tmpdir):
     r["solved"] = code == 0
     for key, pattern, kind in (("expanded", r"Expanded (\d+) state", int),
                                ("generated", r"Generated (\d+) state", int),
+                               ("evaluated", r"Evaluated (\d+) state", int),
                                ("search_s", r"Search time: ([\d.]+)s", float),
                                ("plan_length", r"Plan length: (\d+) step", int),
                                ("operators", r"Translator operators: (\d+)", int)):
@@ -255,7 +265,9 @@ def main():
               + (f" | {'base':>14} {'cpu':>7} {'new/base':>8}" if NS_BASE else ""))
         print("blind: A* blind, expansions per CPU second of search; ratio = nextstate/FD   "
               "| sat: solved plan length (or status), * = invalid plan; process CPU seconds")
-        print("\n".join(h for m, h in (("blind", hb), ("sat", hs)) if m in MODES))
+        hf = (f"{'':26} {'ff: lazy GBFS-h^FF':34} | {'ns eval':>9} {'cpu':>7} {'eval/s':>9} {'ev/exp':>6} | "
+              f"{'FD eval':>9} {'cpu':>7} {'eval/s':>9} {'ev/exp':>6} | {'ratio':>6} | {'ns len':>6} {'FD len':>6}")
+        print("\n".join(h for m, h in (("blind", hb), ("sat", hs), ("ff", hf)) if m in MODES))
         for label, dom, prob, modes in problems:
             name = os.path.basename(prob)[:-5]
             row = {"domain": label, "problem": name, "domain_file": dom, "problem_file": prob}
@@ -320,6 +332,8 @@ def main():
                 second = "  sat:" if "blind" in modes else "sat: " + name[:29]
                 print(f"{first:26} {second:34} | {cell(ns):>14} {ns['cpu']:7.2f} | "
                       f"{cell(fd):>14} {fd['cpu']:7.2f}" + sat_base, flush=True)
+            if "ff" in modes:
+                run_ff(driver, dom, prob, label, name, plan, tmp, row, modes)
             rows.append(row)
 
     summary = summarize(rows)
@@ -334,7 +348,49 @@ def main():
     with open(OUT + ".json", "w") as f:
         json.dump({"time_limit": LIMIT, "memory_limit_mb": MEMORY, "problems_file": PROBLEMS,
                    "fd_driver": driver, "summary": summary, "rows": rows}, f, indent=1)
-    print(f"\nper-problem results: {OUT}.csv, {OUT}.json")
+    with open(OUT + ".md", "w") as f:
+        f.write(markdown(rows, summary))
+    print(f"\nper-problem results: {OUT}.csv, {OUT}.json, {OUT}.md")
+
+
+def eval_rate(r):
+    """Evaluations per CPU second of search."""
+    if r.get("evaluated") is None or not r.get("search_cpu") or r["search_cpu"] < 1e-3:
+        return None
+    return r["evaluated"] / r["search_cpu"]
+
+
+def per_expansion(r):
+    return r["evaluated"] / r["expanded"] if r.get("evaluated") is not None and r.get("expanded") else None
+
+
+def run_ff(driver, dom, prob, label, name, plan, tmp, row, modes):
+    """Lazy GBFS-h^FF with preferred operators, nextstate against FD, on one problem."""
+    ns = nextstate(dom, prob, "lazy", "ff", plan)
+    if ns.get("solved"):
+        ns["valid"] = validate(dom, prob, plan)
+    with tempfile.TemporaryDirectory(dir=tmp) as d:
+        fd = fast_downward(driver, dom, prob, [], ["--search", FD_FF_SEARCH], d)
+        if fd["solved"]:
+            fd["valid"] = validate(dom, prob, os.path.join(d, "sas_plan"))
+    nr, fr = eval_rate(ns), eval_rate(fd)
+    row.update({f"ff_ns_{k}": v for k, v in ns.items()})
+    row.update({f"ff_fd_{k}": v for k, v in fd.items()})
+    row.update(ff_ns_eval_rate=nr, ff_fd_eval_rate=fr, ff_ns_eval_per_exp=per_expansion(ns),
+               ff_fd_eval_per_exp=per_expansion(fd), ff_ratio=nr / fr if nr and fr else None,
+               ff_in_mean=bool(nr and fr) and (ns.get("search_cpu") or 0) >= FF_MIN_SECONDS
+               and (fd.get("search_cpu") or 0) >= FF_MIN_SECONDS)
+
+    def length(r):
+        if not r.get("solved"):
+            return r["status"][:6]
+        return f"{r.get('plan_length')}{'' if r.get('valid') else '*'}"
+    first = "" if modes & {"blind", "sat"} else label[:26]
+    second = "  ff:" if modes & {"blind", "sat"} else "ff: " + name[:30]
+    print(f"{first:26} {second:34} | {fmt(ns.get('evaluated')):>9} {fmt(ns.get('search_cpu'), '.3f'):>7} "
+          f"{fmt(nr, '.3g'):>9} {fmt(row['ff_ns_eval_per_exp'], '.2f'):>6} | {fmt(fd.get('evaluated')):>9} "
+          f"{fmt(fd.get('search_cpu'), '.3f'):>7} {fmt(fr, '.3g'):>9} {fmt(row['ff_fd_eval_per_exp'], '.2f'):>6} | "
+          f"{fmt(row['ff_ratio'], '.2f'):>6} | {length(ns):>6} {length(fd):>6}", flush=True)
 
 
 def summarize(rows):
@@ -398,6 +454,21 @@ def summarize(rows):
               f"wall time ratio nextstate/FD geomean "
               f"{fmt(x['wall_ratio_geomean_both_solved'], '.2f')}\n  total wall over all "
               f"{len(sat)}: {x['ns_wall_sum']:.1f} s vs {x['fd_wall_sum']:.1f} s")
+    ff = [r for r in rows if "ff_ns_status" in r]
+    if ff:
+        xs = [r["ff_ratio"] for r in ff if r["ff_in_mean"]]
+        both = [r for r in ff if r.get("ff_ns_valid") and r.get("ff_fd_valid")]
+        s["ff"] = {"fd_search": FD_FF_SEARCH, "geomean_eval_rate_ratio": geomean(xs), "problems_in_mean": len(xs),
+                   "problems": len(ff),
+                   "ns_coverage": sum(bool(r.get("ff_ns_valid")) for r in ff),
+                   "fd_coverage": sum(bool(r.get("ff_fd_valid")) for r in ff),
+                   "geomean_ns_eval_per_exp": geomean([r["ff_ns_eval_per_exp"] for r in both if r["ff_ns_eval_per_exp"]]),
+                   "geomean_fd_eval_per_exp": geomean([r["ff_fd_eval_per_exp"] for r in both if r["ff_fd_eval_per_exp"]])}
+        x = s["ff"]
+        print(f"\nlazy GBFS-h^FF (preferred operators) vs FD {FD_FF_SEARCH}: evaluations per CPU second "
+              f"ratio geomean {fmt(x['geomean_eval_rate_ratio'], '.2f')} ({len(xs)} problems >= {FF_MIN_SECONDS:g} s); "
+              f"coverage {x['ns_coverage']}/{len(ff)} vs {x['fd_coverage']}/{len(ff)}; evaluations per expansion "
+              f"geomean {fmt(x['geomean_ns_eval_per_exp'], '.2f')} vs {fmt(x['geomean_fd_eval_per_exp'], '.2f')}")
     notes = notable(rows)
     if notes:
         print("\nnotable (nextstate slower, failing or invalid where FD is not):")
@@ -435,6 +506,65 @@ def notable(rows):
                              f"{r['sat_fd_wall']:.1f} s")
     return notes
 
+
+
+
+def markdown(rows, s):
+    """The tables of a run in Markdown."""
+    def f(x, spec=""):
+        return fmt(x, spec)
+    out = [f"# nextstate vs Fast Downward\n\nproblems `{os.path.basename(PROBLEMS)}`, time limit {LIMIT:g} s, "
+           f"memory {MEMORY} MB; CPU seconds of search; load average {s.get('load_average')}\n"]
+    blind = [r for r in rows if "blind_ns_status" in r]
+    if blind:
+        out.append("## A* blind: expansions per CPU second (ratio nextstate/FD)\n")
+        head = "| domain | problem | ns exp | ns cpu | ns exp/s | FD exp | FD cpu | FD exp/s | ratio | in mean |"
+        if NS_BASE:
+            head += " base exp/s | base/FD | new/base |"
+        out += [head, "|" + "---|" * (head.count("|") - 1)]
+        for r in blind:
+            line = (f"| {r['domain']} | {r['problem']} | {f(r.get('blind_ns_expanded'))} | "
+                    f"{f(r.get('blind_ns_search_cpu'), '.3f')} | {f(r['blind_ns_rate'], '.3g')} | "
+                    f"{f(r.get('blind_fd_expanded'))} | {f(r.get('blind_fd_search_cpu'), '.3f')} | "
+                    f"{f(r['blind_fd_rate'], '.3g')} | {f(r['blind_ratio'], '.2f')} | {'yes' if r['blind_in_mean'] else 'no'} |")
+            if NS_BASE:
+                line += (f" {f(r.get('blind_base_rate'), '.3g')} | {f(r.get('blind_base_ratio'), '.2f')} | "
+                         f"{f(r.get('blind_new_over_base'), '.2f')} |")
+            out.append(line)
+        b = s["blind"]
+        inm = [r["blind_ratio"] for r in blind if r["blind_in_mean"]]
+        out.append(f"\n**geomean ratio {f(b['geomean_ratio'], '.2f')}** over {b['problems_in_mean']} problems "
+                   f"(both searches >= {MIN_SECONDS:g} s), min {f(min(inm) if inm else None, '.2f')}")
+        if NS_BASE:
+            bb = s["blind_base"]
+            out.append(f"; base/FD {f(bb['geomean_base_over_fd'], '.2f')}, new/base "
+                       f"{f(bb['geomean_new_over_base'], '.2f')}")
+        out.append("\n")
+    ff = [r for r in rows if "ff_ns_status" in r]
+    if ff:
+        out.append(f"## Lazy GBFS-h^FF with preferred operators vs FD `{FD_FF_SEARCH}`\n")
+        head = ("| domain | problem | ns eval | ns exp | ns cpu | ns eval/s | ns eval/exp | ns len | "
+                "FD eval | FD exp | FD cpu | FD eval/s | FD eval/exp | FD len | eval/s ratio |")
+        out += [head, "|" + "---|" * (head.count("|") - 1)]
+
+        def ln(r, who):
+            if not r.get(f"ff_{who}_solved"):
+                return r.get(f"ff_{who}_status", "-")
+            return f"{r.get(f'ff_{who}_plan_length')}{'' if r.get(f'ff_{who}_valid') else '*'}"
+        for r in ff:
+            out.append(f"| {r['domain']} | {r['problem']} | {f(r.get('ff_ns_evaluated'))} | {f(r.get('ff_ns_expanded'))} | "
+                       f"{f(r.get('ff_ns_search_cpu'), '.3f')} | {f(r['ff_ns_eval_rate'], '.3g')} | "
+                       f"{f(r['ff_ns_eval_per_exp'], '.2f')} | {ln(r, 'ns')} | {f(r.get('ff_fd_evaluated'))} | "
+                       f"{f(r.get('ff_fd_expanded'))} | {f(r.get('ff_fd_search_cpu'), '.3f')} | "
+                       f"{f(r['ff_fd_eval_rate'], '.3g')} | {f(r['ff_fd_eval_per_exp'], '.2f')} | {ln(r, 'fd')} | "
+                       f"{f(r['ff_ratio'], '.2f')} |")
+        x = s["ff"]
+        out.append(f"\n**evaluations/s ratio geomean {f(x['geomean_eval_rate_ratio'], '.2f')}** over "
+                   f"{x['problems_in_mean']} problems (both >= {FF_MIN_SECONDS:g} s); coverage (valid plans) "
+                   f"{x['ns_coverage']}/{x['problems']} vs {x['fd_coverage']}/{x['problems']}; evaluations per "
+                   f"expansion geomean (both solved) {f(x['geomean_ns_eval_per_exp'], '.2f')} vs "
+                   f"{f(x['geomean_fd_eval_per_exp'], '.2f')}\n")
+    return "\n".join(out) + "\n"
 
 if __name__ == "__main__":
     main()

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/util/blas.h"
 #include "nextstate/util/json.h"
 #include "nextstate/core/plan.h"
 #include "nextstate/planner/planner.h"
@@ -130,7 +129,6 @@ static int plan_problem(const plan_model *m, const char *domain, const char *pro
 
 int cmd_plan(int argc, char **argv)
 {
-    ns_blas_single_thread(); /* small products only: no idle workers spinning on the CPU time */
     const char *model = NULL, *plan_file = NULL, *plan_dir = NULL, *pos0 = NULL;
     char **probs = NULL;
     int nprobs = 0;

@@ -3,14 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/util/blas.h"
 #include "nextstate/util/json.h"
 #include "nextstate/core/plan.h"
 #include "nextstate/core/search.h"
 
 int cmd_solve(int argc, char **argv)
 {
-    ns_blas_single_thread(); /* no BLAS in search: no idle workers spinning on the CPU time */
     const char *pos[2] = {0}, *plan_file = NULL;
     int npos = 0;
     bool json = false;

@@ -131,6 +131,8 @@ struct ns_heuristic {
     int *stack;      /* np + no + total precondition entries */
     int *cut;        /* no entries */
     uint32_t *omark; /* op -> stamp (h^FF) */
+    int *rplan;      /* h^FF: the last relaxed plan's task operators (no of them at most) */
+    int nrplan;
     uint32_t stamp;
     rheap q;
     size_t static_bytes;
@@ -269,7 +271,8 @@ ns_heuristic *ns_heuristic_new(const ns_task *t, ns_heuristic_kind kind)
     }
     if (kind == NS_H_FF) {
         h->omark = ns_xcalloc(no, sizeof(uint32_t));
-        h->static_bytes += no * sizeof(uint32_t);
+        h->rplan = ns_xmalloc(no * sizeof(int));
+        h->static_bytes += no * (sizeof(uint32_t) + sizeof(int));
     }
     /* Pre-size the queue so that evaluation rarely allocates. */
     for (int i = 0; i < 33; i++) NS_GROW(h->q.b[i], h->q.cap[i], 64);
@@ -299,6 +302,7 @@ void ns_heuristic_free(ns_heuristic *h)
     free(h->stack);
     free(h->cut);
     free(h->omark);
+    free(h->rplan);
     rh_free(&h->q);
     free(h);
 }
@@ -377,6 +381,7 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
 
 static int eval_ff(ns_heuristic *h, const ns_word *s)
 {
+    h->nrplan = 0;
     if (explore_maxadd(h, s, true) == NS_H_INF) return NS_H_INF;
     if (++h->stamp == 0) {
         memset(h->omark, 0, (size_t)h->no * sizeof(uint32_t));
@@ -393,6 +398,7 @@ static int eval_ff(ns_heuristic *h, const ns_word *s)
         int o = h->psupp[p];
         if (o < 0 || h->omark[o] == stamp) continue; /* true in s, or done */
         h->omark[o] = stamp;
+        if (o < h->task->nops) h->rplan[h->nrplan++] = o;
         total += h->base_cost[o];
         for (int k = h->pre_start[o]; k < h->pre_start[o + 1]; k++) stack[sp++] = h->pre[k];
     }
@@ -402,9 +408,12 @@ static int eval_ff(ns_heuristic *h, const ns_word *s)
 int ns_heuristic_preferred(const ns_heuristic *h, const ns_word *s, int *ops)
 {
     if (h->kind != NS_H_FF || h->stamp == 0) return 0;
+    /* the relaxed plan's operators (relaxed ops 0 … nops-1 are the task's),
+       not a scan over all operators: the applicable ones, sorted */
     int n = 0;
-    for (int o = 0; o < h->task->nops; o++) /* relaxed ops 0 … nops-1 are the task's */
-        if (h->omark[o] == h->stamp && ns_task_applicable(h->task, o, s)) ops[n++] = o;
+    for (int k = 0; k < h->nrplan; k++)
+        if (ns_task_applicable(h->task, h->rplan[k], s)) ops[n++] = h->rplan[k];
+    qsort(ops, (size_t)n, sizeof(int), cmp_int);
     return n;
 }
 

@@ -50,10 +50,14 @@
 
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
+#include "nextstate/core/wordfx.h"
 
 /* Successors are generated in batches; each successor's hash-table slot is
- * prefetched before any of the batch is looked up, which hides most of the
- * cache miss that dominates blind search on large state spaces. */
+ * prefetched before any of the batch is looked up, then the state (and
+ * per-state data) in that slot when its fingerprint matches, which hides
+ * most of the cache misses that dominate blind search on large state
+ * spaces.  A successor's registry hash follows from its parent's by the
+ * words its operator changes (wordfx.h). */
 #define BATCH 32
 
 /* ---- open list: FIFO buckets per distinct 64-bit key, min-heap of keys ----
@@ -250,6 +254,9 @@ typedef struct search {
     int *ops;       /* applicable operators (task->nops) */
     ns_word *state; /* copy of the state being expanded */
     ns_word *succ;  /* BATCH successor states */
+    uint64_t hstate;         /* registry hash of s->state */
+    uint64_t hsucc[BATCH];   /* registry hashes of s->succ */
+    ns_wordfx fx;
     double start, cpu_start; /* wall clock for reports, CPU time for the limit */
     long work, next_check, check_every; /* clock reads: see over_time */
     double last_check;
@@ -273,7 +280,7 @@ static size_t search_bytes(const search *s)
 {
     size_t per_state = sizeof(plink) + (s->gh ? sizeof(gh) + 1 : 0);
     return ns_registry_bytes(&s->reg) + s->ncap * per_state + ol_bytes(&s->open) + ol_bytes(&s->popen) +
-           s->heur_bytes + (size_t)s->t->nops * sizeof(int) +
+           s->heur_bytes + (size_t)s->t->nops * sizeof(int) + ns_wordfx_bytes(&s->fx) +
            (BATCH + 1) * (size_t)s->t->nwords * sizeof(ns_word);
 }
 
@@ -321,18 +328,31 @@ static ns_status extract_plan(search *s, uint32_t goal)
     return NS_OK;
 }
 
-/* Writes the successors of s->state by ops[k0 .. k1) to s->succ and
- * prefetches their hash-table slots. */
+/* Writes the successors of s->state by ops[k0 .. k1) to s->succ and their
+ * hashes to s->hsucc, prefetches their hash-table slots, then the state and
+ * per-state data each slot points to when it is the likely duplicate. */
 static inline void gen_batch(search *s, int k0, int k1)
 {
-    const ns_task *t = s->t;
-    const int nw = t->nwords;
+    const int nw = s->t->nwords;
     for (int k = k0; k < k1; k++) {
         ns_word *out = s->succ + (size_t)(k - k0) * (size_t)nw;
-        ns_task_apply(t, s->ops[k], s->state, out);
-        uint64_t h = ns_state_hash(out, nw);
+        uint64_t h = ns_wordfx_apply(&s->fx, s->ops[k], s->state, s->hstate, out);
+        s->hsucc[k - k0] = h;
         __builtin_prefetch(ns_registry_slot(&s->reg, h));
     }
+    for (int k = k0; k < k1; k++) {
+        uint32_t id = ns_registry_peek(&s->reg, s->hsucc[k - k0]);
+        if (id == NS_NO_STATE) continue;
+        __builtin_prefetch(ns_registry_get(&s->reg, id));
+        if (s->gh && id < s->ncap) __builtin_prefetch(&s->gh[id]);
+    }
+}
+
+/* Makes state `id` the one being expanded (s->state, s->hstate). */
+static inline void load_state(search *s, uint32_t id)
+{
+    memcpy(s->state, ns_registry_get(&s->reg, id), (size_t)s->t->nwords * sizeof(ns_word));
+    s->hstate = ns_registry_hash(s->state, s->t->nwords);
 }
 
 static ns_status run_bfs(search *s)
@@ -340,7 +360,6 @@ static ns_status run_bfs(search *s)
     const ns_task *t = s->t;
     ns_search_result *r = s->r;
     const int nw = t->nwords;
-    const size_t wbytes = (size_t)nw * sizeof(ns_word);
     uint32_t id0 = ns_registry_insert(&s->reg, t->init, NULL);
     ensure_nodes(s, id0);
     s->links[id0] = (plink){NS_NO_STATE, -1};
@@ -349,7 +368,7 @@ static ns_status run_bfs(search *s)
     for (uint32_t cur = 0; cur < s->reg.n; cur++) {
         if (over_memory(s)) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
-        memcpy(s->state, ns_registry_get(&s->reg, cur), wbytes);
+        load_state(s, cur);
         int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
         r->expanded++;
         for (int k0 = 0; k0 < nops; k0 += BATCH) {
@@ -359,7 +378,7 @@ static ns_status run_bfs(search *s)
                 const ns_word *succ = s->succ + (size_t)(k - k0) * (size_t)nw;
                 r->generated++;
                 bool is_new;
-                uint32_t id = ns_registry_insert(&s->reg, succ, &is_new);
+                uint32_t id = ns_registry_insert_hashed(&s->reg, succ, s->hsucc[k - k0], &is_new);
                 if (!is_new) continue;
                 ensure_nodes(s, id);
                 s->links[id] = (plink){cur, s->ops[k]};
@@ -382,7 +401,6 @@ static ns_status run_best_first(search *s, bool astar)
     const ns_task *t = s->t;
     ns_search_result *r = s->r;
     const int nw = t->nwords;
-    const size_t wbytes = (size_t)nw * sizeof(ns_word);
 
     uint32_t id0 = ns_registry_insert(&s->reg, t->init, NULL);
     ensure_nodes(s, id0);
@@ -408,7 +426,7 @@ static ns_status run_best_first(search *s, bool astar)
         if (over_memory(s)) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
         r->expanded++;
-        memcpy(s->state, ns_registry_get(&s->reg, cur), wbytes);
+        load_state(s, cur);
         if (ns_task_is_goal(t, s->state)) return extract_plan(s, cur);
         const int g = s->gh[cur].g;
         int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
@@ -425,7 +443,7 @@ static ns_status run_best_first(search *s, bool astar)
             r->generated++;
             int ng = g + t->ops[op].cost;
             bool is_new;
-            uint32_t id = ns_registry_insert(&s->reg, succ, &is_new);
+            uint32_t id = ns_registry_insert_hashed(&s->reg, succ, s->hsucc[k % BATCH], &is_new);
             if (is_new) {
                 ensure_nodes(s, id);
                 int h = evaluate(s, succ, NULL, NULL);
@@ -601,6 +619,7 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     s.ops = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
     s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
     s.succ = ns_xmalloc(((size_t)t->nwords + 1) * BATCH * sizeof(ns_word));
+    ns_wordfx_init(&s.fx, t);
     ns_status st;
     if (o->algo == NS_SEARCH_BFS) {
         st = run_bfs(&s);
@@ -627,6 +646,7 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     free(s.ops);
     free(s.state);
     free(s.succ);
+    ns_wordfx_free(&s.fx);
     free(s.links);
     free(s.gh);
     free(s.closed);

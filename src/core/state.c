@@ -2,11 +2,13 @@
  * data + i·nwords) and an open-addressing hash set of their 32-bit ids
  * (power-of-two table, linear probing, doubled when 70 % full).
  *
- * The hot path is ns_registry_insert() during search: one hash of the state,
- * then probes that compare a 32-bit fingerprint (the hash's upper half)
- * before touching a stored state, so a probe costs one cache miss in the
- * table and, on a fingerprint match, one in the state data.  The slot is
- * fingerprint & mask, so growth moves entries without rehashing states. */
+ * The hot path is ns_registry_insert() during search: one hash of the state
+ * (ns_registry_hash: word-parallel, and given by the caller when it follows
+ * from the parent's, ns_registry_insert_hashed), then probes that compare a
+ * 32-bit fingerprint (the hash's upper half) before touching a stored state,
+ * so a probe costs one cache miss in the table and, on a fingerprint match,
+ * one in the state data.  The slot is fingerprint & mask, so growth moves
+ * entries without rehashing states. */
 #include "nextstate/core/state.h"
 
 #include <stdio.h>
@@ -27,6 +29,13 @@ static inline uint64_t hash_words(const ns_word *s, int nwords)
 }
 
 uint64_t ns_state_hash(const ns_word *s, int nwords) { return hash_words(s, nwords); }
+
+uint64_t ns_registry_hash(const ns_word *s, int nwords)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < nwords; i++) h += ns_word_hash(i, s[i]);
+    return h;
+}
 
 static inline bool words_eq(const ns_word *a, const ns_word *b, int nwords)
 {
@@ -94,7 +103,7 @@ uint32_t ns_registry_find(const ns_registry *r, const ns_word *s)
 {
     const int nw = r->nwords;
     const uint64_t mask = r->tmask;
-    uint64_t fp = hash_words(s, nw) >> 32;
+    uint64_t fp = ns_registry_hash(s, nw) >> 32;
     uint64_t i = fp & mask;
     for (;;) {
         uint64_t e = r->table[i];
@@ -107,8 +116,13 @@ uint32_t ns_registry_find(const ns_registry *r, const ns_word *s)
 
 uint32_t ns_registry_insert(ns_registry *r, const ns_word *s, bool *is_new)
 {
+    return ns_registry_insert_hashed(r, s, ns_registry_hash(s, r->nwords), is_new);
+}
+
+uint32_t ns_registry_insert_hashed(ns_registry *r, const ns_word *s, uint64_t h, bool *is_new)
+{
     const int nw = r->nwords;
-    uint64_t fp = hash_words(s, nw) >> 32;
+    uint64_t fp = h >> 32;
     uint64_t mask = r->tmask;
     uint64_t i = fp & mask;
     for (;;) {

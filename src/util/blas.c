@@ -19,7 +19,9 @@ void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, co
     else cblas_sgemv(CblasRowMajor, CblasNoTrans, m, n, alpha, A, lda, x, 1, beta, y, 1);
 }
 
-/* OpenBLAS's own entry points, weak: absent from other builds, then skipped */
+/* OpenBLAS's own entry points (not in cblas.h), weak: absent from other builds, then
+ * skipped; blas_thread_shutdown_ (exported, what its fork handler calls) stops the
+ * worker threads, which the next threaded product starts again */
 void openblas_set_num_threads(int n) __attribute__((weak));
 int blas_thread_shutdown_(void) __attribute__((weak));
 

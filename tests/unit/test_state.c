@@ -127,6 +127,28 @@ static void test_hash(void)
     CHECK(ns_state_hash(a, 3) == ns_hash_bytes(a, sizeof a, 0x6e6578747374ULL));
 }
 
+static void test_hashed_and_peek(void)
+{
+    /* the registry's hash is the sum of its per-word terms; insert_hashed and
+       insert agree; peek names the state a slot holds for a matching hash */
+    ns_word a[3] = {1, 2, 3}, b[3] = {1, 2, 4};
+    CHECK(ns_registry_hash(a, 3) == ns_word_hash(0, 1) + ns_word_hash(1, 2) + ns_word_hash(2, 3));
+    CHECK(ns_registry_hash(a, 3) != ns_registry_hash(b, 3));
+    ns_registry r;
+    ns_registry_init(&r, 3);
+    bool is_new;
+    CHECK_EQ_INT(ns_registry_peek(&r, ns_registry_hash(a, 3)), NS_NO_STATE);
+    CHECK_EQ_INT(ns_registry_insert_hashed(&r, a, ns_registry_hash(a, 3), &is_new), 0);
+    CHECK(is_new);
+    CHECK_EQ_INT(ns_registry_insert(&r, a, &is_new), 0);
+    CHECK(!is_new);
+    CHECK_EQ_INT(ns_registry_peek(&r, ns_registry_hash(a, 3)), 0);
+    CHECK_EQ_INT(ns_registry_insert_hashed(&r, b, ns_registry_hash(b, 3), &is_new), 1);
+    CHECK(is_new);
+    CHECK_EQ_INT(ns_registry_find(&r, b), 1);
+    ns_registry_free(&r);
+}
+
 int main(void)
 {
     NS_RUN(test_insert_find);
@@ -134,5 +156,6 @@ int main(void)
     NS_RUN(test_duplicates_random);
     NS_RUN(test_zero_words);
     NS_RUN(test_hash);
+    NS_RUN(test_hashed_and_peek);
     return ns_test_summary("test_state");
 }
