@@ -6,6 +6,8 @@ For every problem of a list, sequentially (never two timed runs at once):
          expansions, search seconds, expansions per second, ratio nextstate/FD.
   sat    nextstate `solve --search gbfs --heuristic ff`      vs  FD `--alias lama-first`:
          solved, plan length, plan valid (checked by `nextstate validate`), wall time.
+         With NS_SAT_SEARCH=lama nextstate runs `solve --search lama` (its LAMA-first)
+         instead: the same configuration on both sides.
   ff     nextstate `solve --search lazy --heuristic ff`      vs  FD `lazy_greedy([ff()],
          preferred=[ff()])` (the same search: GBFS, deferred evaluation, h^FF helpful
          actions as preferred operators): evaluations, expansions, evaluations per CPU
@@ -42,6 +44,7 @@ Environment:
   FD_DRIVER           fast-downward.py to use (default: the one in up_fast_downward)
   FD_SAT_SEARCH       FD's search in sat mode instead of --alias lama-first, e.g.
                       "eager_greedy([ff()])" or "lazy_greedy([ff()],preferred=[ff()])"
+  NS_SAT_SEARCH       nextstate's search in sat mode: gbfs (default, with h^FF) or lama
   NS_BASE             a second nextstate binary run beside the first (before/after)
 Only the Python standard library is used.
 """
@@ -74,6 +77,7 @@ BENCHMARKS = os.path.abspath(env("NEXTSTATE_BENCHMARKS") or os.path.join(ROOT, "
 NS_BASE = os.path.abspath(env("NS_BASE")) if env("NS_BASE") else None
 FD_SAT_SEARCH = env("FD_SAT_SEARCH")
 FD_FF_SEARCH = "lazy_greedy([ff()],preferred=[ff()])"
+NS_SAT_SEARCH = env("NS_SAT_SEARCH", "gbfs")
 KILL_AFTER = LIMIT * 1.5 + 30  # hard wall-clock guard; both planners stop themselves first
 
 
@@ -261,7 +265,7 @@ def main():
               f"{'FD exp':>9} {'FD cpu':>7} {'FD exp/s':>9} | {'ratio':>6} | {'ns wall':>7} {'FD wall':>7}"
               + (f" | {'base exp/s':>10} {'base/FD':>7} {'new/base':>8}" if NS_BASE else ""))
         fd_sat_name = FD_SAT_SEARCH or "lama-first"
-        hs = (f"{'':26} {'':34} | {'ns gbfs-ff':>14} {'cpu':>7} | {fd_sat_name[:14]:>14} {'cpu':>7}"
+        hs = (f"{'':26} {'':34} | {'ns ' + (NS_SAT_SEARCH if NS_SAT_SEARCH != 'gbfs' else 'gbfs-ff'):>14} {'cpu':>7} | {fd_sat_name[:14]:>14} {'cpu':>7}"
               + (f" | {'base':>14} {'cpu':>7} {'new/base':>8}" if NS_BASE else ""))
         print("blind: A* blind, expansions per CPU second of search; ratio = nextstate/FD   "
               "| sat: solved plan length (or status), * = invalid plan; process CPU seconds")
@@ -303,7 +307,7 @@ def main():
                       + ("" if ns.get("solved") and fd.get("solved") else
                          f"   [ns: {ns['status']}; FD: {fd['status']}]"), flush=True)
             if "sat" in modes:
-                ns = nextstate(dom, prob, "gbfs", "ff", plan)
+                ns = nextstate(dom, prob, NS_SAT_SEARCH, "ff", plan)
                 if ns.get("solved"):
                     ns["valid"] = validate(dom, prob, plan)
                 with tempfile.TemporaryDirectory(dir=tmp) as d:
@@ -317,7 +321,7 @@ def main():
                 row.update({f"sat_fd_{k}": v for k, v in fd.items()})
                 sat_base = ""
                 if NS_BASE:
-                    bs = nextstate(dom, prob, "gbfs", "ff", plan, ns=NS_BASE)
+                    bs = nextstate(dom, prob, NS_SAT_SEARCH, "ff", plan, ns=NS_BASE)
                     row.update({f"sat_base_{k}": v for k, v in bs.items()})
                     nb = ns["cpu"] / bs["cpu"] if bs.get("cpu") and ns.get("solved") and bs.get("solved") else None
                     row["sat_new_over_base_cpu"] = nb

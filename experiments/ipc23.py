@@ -12,6 +12,7 @@ Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
             hwl   nextstate plan --model hwl.model (GBFS on the learned h, h^FF's
                   helpful actions as preferred operators)
             gbfs  nextstate solve --search gbfs (h^FF, preferred operators)
+            nslama  nextstate solve --search lama (our LAMA-first: lazy GBFS, h^FF + h^LM)
             lama  Fast Downward --alias lama-first (FD_DRIVER, else up-fast-downward's)
           every plan checked by `nextstate validate`; results cached in
           OUT/DOMAIN/runs.jsonl (resumable).
@@ -104,6 +105,9 @@ def run_one(planner, dom, prob, model, out, driver):
                                  TIME_LIMIT)
     elif planner == "gbfs":
         rc, cpu, _, wall = timed([NS, "solve", "--search", "gbfs", dfile, prob, "--time-limit", T,
+                                  "--memory-limit", "8000", "--plan-file", plan], TIME_LIMIT)
+    elif planner == "nslama":
+        rc, cpu, _, wall = timed([NS, "solve", "--search", "lama", dfile, prob, "--time-limit", T,
                                   "--memory-limit", "8000", "--plan-file", plan], TIME_LIMIT)
     elif planner == "lama":
         if not driver:

@@ -8,8 +8,9 @@
 # Environment: LEVELS ("easy medium hard"), PROBLEMS (testing problem numbers,
 # e.g. "01 04 07"; default all 30 per level), TIME_LIMIT (60 s CPU per
 # problem), SOLVE_LIMIT (5 s per training problem), TRAIN_EVERY (1: every
-# training problem; 3: every third), PLANNERS ("hwl gbfs lama"; lama needs
-# `pip install up-fast-downward`), OUT (results/ipc23), IPC
+# training problem; 3: every third), PLANNERS ("hwl gbfs lama"; lama is Fast
+# Downward's lama-first and needs `pip install up-fast-downward`; nslama is
+# `nextstate solve --search lama`), OUT (results/ipc23), IPC
 # (NEXTSTATE_BENCHMARKS/ipc2023-learning).  Resumable: models and runs in OUT
 # are reused.  Writes OUT/ipc23.md, .json, .csv and .png (with matplotlib).
 set -euo pipefail

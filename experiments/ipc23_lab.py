@@ -14,6 +14,7 @@ Steps, in order:
   build    (replacing OUT/ipc23-lab) one Lab run per domain × level × problem × planner of PLANNERS:
              hwl   nextstate plan --model hwl.model (GBFS on the learned h)
              gbfs  nextstate solve --search gbfs (h^FF, preferred operators)
+             nslama nextstate solve --search lama (its LAMA-first)
              lama  Fast Downward --alias lama-first (FD_DRIVER, else up-fast-downward's)
              PLANNER=OPT,OPT… in PLANNERS adds `nextstate solve OPT OPT…`
              (e.g. "nslazy=--search,lazy")
@@ -50,7 +51,7 @@ from lab.environments import LocalEnvironment, SlurmEnvironment  # noqa: E402
 from lab.experiment import Experiment  # noqa: E402
 from lab.parser import Parser  # noqa: E402
 
-os.environ.setdefault("PLANNERS", "hwl gbfs lama")
+os.environ.setdefault("PLANNERS", "hwl nslama gbfs lama")
 os.environ.setdefault("TIME_LIMIT", "300")
 sys.argv, steps = sys.argv[:1], sys.argv[1:]  # experiments/ipc23.py reads DOMAINS from argv
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -92,6 +93,9 @@ def planner_command(planner, dfile, prob, model, driver):
         return model and [ipc23.NS, "plan", "--model", model, dfile, prob, "--time-limit", T, "--plan-file", "sas_plan"]
     if planner == "gbfs":
         return [ipc23.NS, "solve", "--search", "gbfs", dfile, prob, "--time-limit", T, "--memory-limit",
+                str(MEMORY_LIMIT), "--plan-file", "sas_plan"]
+    if planner == "nslama":
+        return [ipc23.NS, "solve", "--search", "lama", dfile, prob, "--time-limit", T, "--memory-limit",
                 str(MEMORY_LIMIT), "--plan-file", "sas_plan"]
     if planner == "lama":
         return driver and [sys.executable, driver, "--overall-time-limit", f"{T}s", "--overall-memory-limit",

@@ -23,7 +23,7 @@ int cmd_solve(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--search")) {
             int k = v ? ns_search_algo_parse(v) : -1;
-            if (k < 0) return cli_usage("solve", "--search expects bfs, astar, gbfs or lazy");
+            if (k < 0) return cli_usage("solve", "--search expects bfs, astar, gbfs, lazy or lama");
             o.algo = (ns_search_algo)k;
             i++;
         } else if (!strcmp(a, "--heuristic")) {
@@ -90,7 +90,7 @@ int cmd_solve(int argc, char **argv)
                       "\"plan_length\": %d, \"plan_cost\": %ld, \"expanded\": %ld, \"generated\": %ld, "
                       "\"evaluated\": %ld, \"initial_h\": %d, \"atoms\": %d, \"operators\": %d, "
                       "\"ground_seconds\": %.6f, \"seconds\": %.6f}\n",
-                      ns_search_algo_name(o.algo), o.algo == NS_SEARCH_BFS ? "none" : ns_heuristic_name(o.heuristic),
+                      ns_search_algo_name(o.algo), o.algo == NS_SEARCH_BFS ? "none" : o.algo == NS_SEARCH_LAMA ? "ff+lmcount" : ns_heuristic_name(o.heuristic),
                       r.status == NS_OK ? "true" : "false", ns_status_name(r.status), r.status == NS_OK ? r.plan_len : -1,
                       r.status == NS_OK ? r.plan_cost : -1, r.expanded, r.generated, r.evaluated, r.init_h,
                       ct.task.natoms, ct.task.nops, ct.ground_seconds, r.seconds);

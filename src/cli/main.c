@@ -12,11 +12,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"solve", cmd_solve, "find a plan (bfs, astar, gbfs, lazy)",
-     "nextstate solve DOMAIN PROBLEM [--search bfs|astar|gbfs|lazy] [--heuristic blind|hmax|hadd|ff|lmcut]\n"
+    {"solve", cmd_solve, "find a plan (bfs, astar, gbfs, lazy, lama)",
+     "nextstate solve DOMAIN PROBLEM [--search bfs|astar|gbfs|lazy|lama] [--heuristic blind|hmax|hadd|ff|lmcut]\n"
      "                [--time-limit SECONDS] [--memory-limit MB] [--plan-file FILE] [--json]\n"
      "  Default: --search astar --heuristic lmcut (optimal).  gbfs defaults to ff, with preferred\n"
      "  operators (helpful actions in a boosted second open list; --no-preferred turns them off).\n"
+     "  lama is LAMA-first: lazy GBFS over h^FF and the landmark count, four open lists.\n"
      "  The plan goes to FILE, or to standard output without --plan-file.\n"
      "  Exit: 0 solved; 10 unsolvable; 11 incomplete; 22 out of memory; 23 out of time;\n"
      "        30 usage; 31 input error; 32 file error; 33 unsupported PDDL."},

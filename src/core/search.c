@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstate/core/lama.h"
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
 #include "nextstate/core/wordfx.h"
@@ -589,6 +590,7 @@ void ns_search_opts_default(ns_search_opts *o)
 
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r)
 {
+    if (o->algo == NS_SEARCH_LAMA) return ns_lama_search(t, o, r);
     memset(r, 0, sizeof *r);
     r->init_h = -1;
     search s;
@@ -666,12 +668,12 @@ void ns_search_result_free(ns_search_result *r)
     r->plan_len = 0;
 }
 
-static const char *const algo_names[] = {"bfs", "astar", "gbfs", "lazy"};
+static const char *const algo_names[] = {"bfs", "astar", "gbfs", "lazy", "lama"};
 
 int ns_search_algo_parse(const char *name)
 {
     if (!name) return -1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (ns_streq_ci(name, algo_names[i])) return i;
     if (ns_streq_ci(name, "a*")) return NS_SEARCH_ASTAR;
     return -1;
@@ -679,5 +681,5 @@ int ns_search_algo_parse(const char *name)
 
 const char *ns_search_algo_name(ns_search_algo a)
 {
-    return (unsigned)a < 4 ? algo_names[a] : "?";
+    return (unsigned)a < 5 ? algo_names[a] : "?";
 }

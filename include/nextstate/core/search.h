@@ -17,7 +17,10 @@
  * reached by one also enter a second list, taken in alternation and boosted
  * by 1000 on every new best h.  h and the preferred operators come from one
  * evaluation. */
-typedef enum ns_search_algo { NS_SEARCH_BFS, NS_SEARCH_ASTAR, NS_SEARCH_GBFS, NS_SEARCH_LAZY } ns_search_algo;
+/* NS_SEARCH_LAMA: LAMA-first, lazy GBFS over h^FF and the landmark count
+ * h^LM with four open lists (lama.h); `heuristic` and `evaluator` are not
+ * used. */
+typedef enum ns_search_algo { NS_SEARCH_BFS, NS_SEARCH_ASTAR, NS_SEARCH_GBFS, NS_SEARCH_LAZY, NS_SEARCH_LAMA } ns_search_algo;
 
 typedef struct ns_search_opts {
     ns_search_algo algo;
@@ -59,7 +62,7 @@ void ns_search_opts_default(ns_search_opts *o);
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r);
 void ns_search_result_free(ns_search_result *r);
 
-/* "bfs", "astar", "gbfs", "lazy" -> algo; -1 if unknown. */
+/* "bfs", "astar", "gbfs", "lazy", "lama" -> algo; -1 if unknown. */
 int ns_search_algo_parse(const char *name);
 const char *ns_search_algo_name(ns_search_algo a);
 

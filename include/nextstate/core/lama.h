@@ -1,0 +1,24 @@
+/* lama.h — LAMA-first's search (Richter & Westphal 2010; Fast Downward's
+ * --alias lama-first): lazy greedy best-first search over two heuristics,
+ * h^FF and the landmark count h^LM (landmarks.h), with preferred operators
+ * from both.  Four open lists — h^FF, h^FF preferred-only, h^LM, h^LM
+ * preferred-only — hold (parent, operator) entries keyed by the parent's
+ * value; they are taken round-robin by lowest priority (a taken list's
+ * priority rises by one), and every new best value of either heuristic
+ * lowers the preferred lists' priorities by 1000.  A successor is generated
+ * and evaluated only when taken; known states are skipped (no reopening; a
+ * cheaper path only relinks).  The accepted landmarks are stored per state:
+ * a new state inherits its parent's and adds those it reaches; reaching a
+ * known state again keeps only the landmarks accepted on both paths.
+ * Successors in operator-id order: deterministic. */
+#ifndef NEXTSTATE_LAMA_H
+#define NEXTSTATE_LAMA_H
+
+#include "nextstate/core/search.h"
+
+/* Runs the search (o->time_limit, o->memory_limit, o->prune_irrelevant,
+ * o->preferred are honoured; o->heuristic and o->evaluator are not used);
+ * fills r like ns_search (init_h: h^FF of the initial state). */
+ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r);
+
+#endif
