@@ -1,5 +1,6 @@
 /* cli.c — helpers shared by the subcommands. */
 #include "cli.h"
+#include "nextstate/util/blas.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -89,3 +90,11 @@ bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
 }
 
 bool cli_same_dir(const char *x, const char *y) { return ns_same_path(x, y); }
+
+void cli_blas_threads(const char *command)
+{
+    /* planning: no BLAS, or small products only — no idle worker threads (see blas.h) */
+    static const char *const no_blas[] = {"solve", "plan", "ground", "validate", "gen"};
+    for (size_t i = 0; i < sizeof no_blas / sizeof no_blas[0]; i++)
+        if (!strcmp(command, no_blas[i])) ns_blas_single_thread();
+}

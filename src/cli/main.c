@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "nextstate/util/blas.h"
 
 typedef struct command {
     const char *name;
@@ -234,10 +233,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    /* planning: no BLAS, or small products only — no idle worker threads (see blas.h) */
-    static const char *const no_blas[] = {"solve", "plan", "ground", "validate", "gen"};
-    for (size_t i = 0; i < sizeof no_blas / sizeof no_blas[0]; i++)
-        if (!strcmp(name, no_blas[i])) ns_blas_single_thread();
+    cli_blas_threads(name);
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(name, commands[i].name) != 0) continue;
         for (int k = 2; k < argc; k++)
