@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_report(const ns_error *e)
 {
@@ -91,10 +92,24 @@ bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
 
 bool cli_same_dir(const char *x, const char *y) { return ns_same_path(x, y); }
 
-void cli_blas_threads(const char *command)
+void cli_blas_threads(char **argv)
 {
-    /* planning: no BLAS, or small products only — no idle worker threads (see blas.h) */
+    /* Planning (no BLAS, or small products only) runs OpenBLAS on one thread.
+     * Its pthreads build starts a worker per core when it loads, before main,
+     * and each reserves its buffers: idle workers spin (sched_yield) on a short
+     * run's CPU time, and under an address-space limit (Lab's, ulimit -v) on a
+     * many-core host they loop in mmap for good.  Only OPENBLAS_NUM_THREADS at
+     * load time starts none, so the command runs itself again with it set (a
+     * few ms).  A value already set is the caller's; under valgrind, which
+     * would not follow the exec, or when the exec fails, it goes on as it is. */
     static const char *const no_blas[] = {"solve", "plan", "ground", "validate", "gen"};
+    const char *preload = getenv("LD_PRELOAD");
+    if (strcmp(ns_blas_backend(), "openblas") || getenv("OPENBLAS_NUM_THREADS") ||
+        (preload && strstr(preload, "vgpreload")))
+        return;
     for (size_t i = 0; i < sizeof no_blas / sizeof no_blas[0]; i++)
-        if (!strcmp(command, no_blas[i])) ns_blas_single_thread();
+        if (!strcmp(argv[1], no_blas[i]) && setenv("OPENBLAS_NUM_THREADS", "1", 0) == 0) {
+            execv("/proc/self/exe", argv);
+            return;
+        }
 }

@@ -52,6 +52,6 @@ int cmd_learn(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 
 /* Single-threaded BLAS for the commands that plan (solve, plan, ground, validate, gen). */
-void cli_blas_threads(const char *command);
+void cli_blas_threads(char **argv);
 
 #endif

@@ -233,7 +233,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    cli_blas_threads(name);
+    cli_blas_threads(argv);
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(name, commands[i].name) != 0) continue;
         for (int k = 2; k < argc; k++)

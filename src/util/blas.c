@@ -19,19 +19,6 @@ void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, co
     else cblas_sgemv(CblasRowMajor, CblasNoTrans, m, n, alpha, A, lda, x, 1, beta, y, 1);
 }
 
-/* OpenBLAS's own entry points (not in cblas.h), weak: absent from other builds, then
- * skipped; blas_thread_shutdown_ (exported, what its fork handler calls) stops the
- * worker threads, which the next threaded product starts again */
-void openblas_set_num_threads(int n) __attribute__((weak));
-int blas_thread_shutdown_(void) __attribute__((weak));
-
-void ns_blas_single_thread(void)
-{
-    if (getenv("OPENBLAS_NUM_THREADS")) return;
-    if (openblas_set_num_threads) openblas_set_num_threads(1);
-    if (blas_thread_shutdown_) (void)blas_thread_shutdown_();
-}
-
 const char *ns_blas_backend(void) { return "openblas"; }
 
 #else
@@ -59,8 +46,6 @@ void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, co
         y[i] = alpha * s + (beta == 0 ? 0 : beta * y[i]);
     }
 }
-
-void ns_blas_single_thread(void) {}
 
 const char *ns_blas_backend(void) { return "plain C"; }
 

@@ -16,14 +16,6 @@ void ns_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, cons
 void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, const float *x, float beta,
               float *y);
 
-/* Single-threaded BLAS from now on, for a process whose products are
- * small (search, planning): OpenBLAS's pthread build starts its worker
- * threads when it loads, and they spin (sched_yield) for a while waiting for
- * work, which a short process pays as CPU time; this stops them (where the
- * library exports blas_thread_shutdown_) and sets one thread.  A no-op
- * without BLAS or when OPENBLAS_NUM_THREADS is set (the caller chose). */
-void ns_blas_single_thread(void);
-
 /* Name of the backend in use ("openblas" or "plain C"). */
 const char *ns_blas_backend(void);
 
