@@ -89,7 +89,10 @@ static int write_plan(const ns_task *t, const char *prob, const ns_planner_resul
 static int plan_problem(const plan_model *m, const char *domain, const char *prob, const ns_planner_opts *o,
                         const plan_out *out, bool alone, ns_status *st)
 {
-    const char *algo = !m->hwl ? ns_planner_algo_name(o->algo) : o->algo == NS_PLAN_SEARCH ? "hwl" : "hwl+ff-preferred";
+    const char *algo = !m->hwl                     ? ns_planner_algo_name(o->algo)
+                       : o->algo == NS_PLAN_SEARCH ? "hwl"
+                       : o->algo == NS_PLAN_LAMA   ? "hwl+lama"
+                                                   : "hwl+ff-preferred";
     ns_ground_limits lim = {o->time_limit, 0};
     cli_task ct;
     ns_planner_result r;
@@ -152,7 +155,7 @@ int cmd_plan(int argc, char **argv)
             int k = ns_planner_algo_parse(v);
             if (k < 0) {
                 free(rest);
-                return cli_usage("plan", "--algo expects beam, restart, search or guided");
+                return cli_usage("plan", "--algo expects beam, restart, search, guided or lama");
             }
             o.algo = (ns_planner_algo)k;
             i++;

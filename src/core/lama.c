@@ -1,4 +1,5 @@
-/* lama.c — LAMA-first's lazy search over h^FF and h^LM (see lama.h).
+/* lama.c — LAMA-first's lazy search over h^FF (or a given evaluator) and h^LM
+ * (see lama.h).
  *
  * Per state (registry id): its (parent, operator) link, g (operator costs,
  * for relinking on cheaper paths), an evaluated flag and its accepted
@@ -81,14 +82,16 @@ typedef struct lama {
     ns_succgen sg;
     ns_landmarks lms;
     ns_lmcount lmc;
-    ns_heuristic *ff;
+    ns_evaluator own;      /* h^FF, when o->evaluator is not given */
+    const ns_evaluator *ev; /* the first heuristic: o->evaluator or &own */
+    int unit;              /* ev's keys per unit of cost (progress is counted in units) */
     int lmw;
     lnode *nodes;
     ns_word *acc; /* lmw words per state */
     size_t ncap;
     lentry *E;
     size_t nE, capE;
-    hqueue q[4]; /* ff, ff preferred, lm, lm preferred */
+    hqueue q[4]; /* ev, ev preferred, lm, lm preferred */
     long prio[4];
     int *ops, *pff, *plm;
     uint32_t *pmark, pstamp;
@@ -111,7 +114,7 @@ static void ensure_nodes(lama *s, uint32_t id)
 static size_t lama_bytes(const lama *s)
 {
     size_t b = ns_registry_bytes(&s->reg) + s->ncap * (sizeof(lnode) + (size_t)s->lmw * sizeof(ns_word)) +
-               s->capE * sizeof(lentry) + ns_heuristic_bytes(s->ff);
+               s->capE * sizeof(lentry) + (s->ev->bytes ? s->ev->bytes(s->ev->ctx) : 0);
     for (int i = 0; i < 4; i++) b += s->q[i].bytes + s->q[i].capb * sizeof(fifo);
     return b;
 }
@@ -145,14 +148,14 @@ static void extract_plan(lama *s, uint32_t goal)
 }
 
 /* Queues the successors of the evaluated state cur (in s->state) with keys
- * hff, hlm; preferred ones (of either heuristic) also in lists 1 and 3. */
-static void queue_successors(lama *s, uint32_t cur, int hff, int hlm)
+ * hff, hlm; preferred ones (of either heuristic: the first's are
+ * s->pff[0..nff), from its evaluation) also in lists 1 and 3. */
+static void queue_successors(lama *s, uint32_t cur, int hff, int hlm, int nff)
 {
     int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
     bool pref = s->o->preferred;
     if (pref) {
         s->pstamp++;
-        int nff = ns_heuristic_preferred(s->ff, s->state, s->pff);
         for (int k = 0; k < nff; k++) s->pmark[s->pff[k]] = s->pstamp;
         int nlm = ns_lmcount_preferred(&s->lmc, s->ops, nops, s->plm);
         for (int k = 0; k < nlm; k++) s->pmark[s->plm[k]] = s->pstamp;
@@ -218,7 +221,8 @@ static ns_status run(lama *s)
     ns_landmarks_initial(&s->lms, t->init, s->acc + (size_t)cur * (size_t)s->lmw);
     memcpy(s->state, t->init, (size_t)t->nwords * sizeof(ns_word));
     for (;;) {
-        int hff = ns_heuristic_eval(s->ff, s->state);
+        int nff = 0;
+        int hff = s->ev->eval(s->ev->ctx, s->state, s->o->preferred ? s->pff : NULL, &nff);
         int hlm = hff == NS_H_INF ? NS_H_INF
                                   : ns_lmcount_eval(&s->lmc, s->acc + (size_t)cur * (size_t)s->lmw, s->state);
         r->evaluated++;
@@ -230,12 +234,14 @@ static ns_status run(lama *s)
                 extract_plan(s, cur);
                 return NS_OK;
             }
-            bool progress = hff < best_ff || hlm < best_lm;
+            /* progress: a new best landmark count, or a first heuristic value
+               lower by a whole unit of cost (a learned heuristic's keys are finer) */
+            bool progress = hff / s->unit < best_ff || hlm < best_lm;
             if (progress && best_ff != NS_H_INF) s->prio[1] -= 1000, s->prio[3] -= 1000;
-            if (hff < best_ff) best_ff = hff;
+            if (hff / s->unit < best_ff) best_ff = hff / s->unit;
             if (hlm < best_lm) best_lm = hlm;
             r->expanded++;
-            queue_successors(s, cur, hff, hlm);
+            queue_successors(s, cur, hff, hlm, nff);
         }
         if (s->o->memory_limit && lama_bytes(s) > s->o->memory_limit) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
@@ -274,7 +280,13 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     }
     ns_lmcount_init(&s.lmc, &s.lms);
     s.lmw = s.lms.nwords;
-    s.ff = ns_heuristic_new(t, NS_H_FF);
+    if (o->evaluator) {
+        s.ev = o->evaluator;
+    } else {
+        ns_evaluator_classical(&s.own, t, NS_H_FF);
+        s.ev = &s.own;
+    }
+    s.unit = s.ev->unit > 1 ? s.ev->unit : 1;
     ns_registry_init(&s.reg, t->nwords);
     bool *keep = NULL;
     if (o->prune_irrelevant) {
@@ -296,7 +308,7 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     for (int i = 0; i < 4; i++) hq_free(&s.q[i]);
     ns_succgen_free(&s.sg);
     ns_registry_free(&s.reg);
-    ns_heuristic_free(s.ff);
+    ns_evaluator_free(&s.own);
     ns_lmcount_free(&s.lmc);
     ns_landmarks_free(&s.lms);
 done:

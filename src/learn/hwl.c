@@ -410,16 +410,16 @@ typedef struct hwl_eval {
 static int hwl_eval_fn(void *ctx, const ns_word *s, int *pref, int *npref)
 {
     hwl_eval *x = ctx;
+    if (pref) *npref = 0;
+    if (x->ff) { /* h^FF's helpful actions; its dead ends (relaxed-unreachable goal) are dead */
+        if (ns_heuristic_eval(x->ff, s) == NS_H_INF) return NS_H_INF;
+        if (pref) *npref = ns_heuristic_preferred(x->ff, s, pref);
+    }
     int nnz = ns_encoder_sparse(&x->enc, s, x->idx, x->val, x->phi);
     double v = x->h->w[x->h->dim];
     for (int k = 0; k < nnz; k++) v += (double)x->h->w[x->idx[k]] * x->val[k];
     v *= HWL_SCALE;
-    int key = v <= 0 ? 0 : v >= (double)(NS_H_INF - 1) ? NS_H_INF - 1 : (int)lround(v);
-    if (pref) {
-        *npref = 0;
-        if (x->ff && ns_heuristic_eval(x->ff, s) != NS_H_INF) *npref = ns_heuristic_preferred(x->ff, s, pref);
-    }
-    return key;
+    return v <= 0 ? 0 : v >= (double)(NS_H_INF - 1) ? NS_H_INF - 1 : (int)lround(v);
 }
 
 static size_t hwl_eval_bytes(const void *ctx)
@@ -459,5 +459,6 @@ ns_status ns_hwl_evaluator(ns_evaluator *e, const ns_hwl *h, const ns_task *t, b
     e->eval = hwl_eval_fn;
     e->bytes = hwl_eval_bytes;
     e->free = hwl_eval_free;
+    e->unit = (int)HWL_SCALE;
     return NS_OK;
 }

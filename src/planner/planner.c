@@ -22,12 +22,13 @@ int ns_planner_algo_parse(const char *name)
     if (!strcmp(name, "restart")) return NS_PLAN_RESTART;
     if (!strcmp(name, "search")) return NS_PLAN_SEARCH;
     if (!strcmp(name, "guided")) return NS_PLAN_GUIDED;
+    if (!strcmp(name, "lama")) return NS_PLAN_LAMA;
     return -1;
 }
 
 const char *ns_planner_algo_name(ns_planner_algo a)
 {
-    static const char *const names[] = {"beam", "restart", "search", "guided"};
+    static const char *const names[] = {"beam", "restart", "search", "guided", "lama"};
     return names[a];
 }
 
@@ -441,6 +442,10 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
                           ns_error *err)
 {
     memset(r, 0, sizeof *r);
+    if (o->algo == NS_PLAN_LAMA) {
+        ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "algo lama needs a learned heuristic (learn --model hwl)");
+        return r->status = NS_ERR_USAGE;
+    }
     double t0 = ns_cpu_now();
     ctx c;
     memset(&c, 0, sizeof c);
@@ -513,7 +518,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     }
     ns_search_opts so;
     ns_search_opts_default(&so);
-    so.algo = NS_SEARCH_GBFS;
+    so.algo = o->algo == NS_PLAN_LAMA ? NS_SEARCH_LAMA : NS_SEARCH_GBFS;
     so.evaluator = &ev;
     so.preferred = helpful;
     so.time_limit = o->time_limit;

@@ -238,11 +238,12 @@ static void test_evaluator_and_plan(void)
             free(pref);
             ns_evaluator_free(&ev);
         }
-        /* both searches find valid plans for the larger test problems */
-        for (int a = 0; a < 2; a++) {
+        /* the three searches find valid plans for the larger test problems */
+        static const ns_planner_algo algos[] = {NS_PLAN_SEARCH, NS_PLAN_GUIDED, NS_PLAN_LAMA};
+        for (int a = 0; a < 3; a++) {
             ns_planner_opts o;
             ns_planner_opts_default(&o);
-            o.algo = a ? NS_PLAN_GUIDED : NS_PLAN_SEARCH;
+            o.algo = algos[a];
             o.time_limit = 20;
             ns_planner_result r;
             CHECK(ns_plan_heuristic(&h, &t->t, &o, &r, &e) == NS_OK);

@@ -299,6 +299,46 @@ static void test_lama_plans_valid(void)
     CHECK_STR(ns_search_algo_name(NS_SEARCH_LAMA), "lama");
 }
 
+/* LAMA with an evaluator in h^FF's place: h^FF given as an evaluator is the
+ * same search (expansions and plan); a blind evaluator (no preferred
+ * operators, a constant key) still finds valid plans, with h^LM alone
+ * guiding, and a coarser unit changes nothing for a classical evaluator. */
+static void test_lama_evaluator(void)
+{
+    static const char *const doms[] = {"blocksworld", "logistics", "ferry", "rovers"};
+    for (int d = 0; d < 4; d++)
+        for (uint64_t seed = 1; seed <= 2; seed++) {
+            gtask g;
+            if (!load_gen(&g, doms[d], seed)) {
+                CHECK(0);
+                continue;
+            }
+            ns_search_opts o;
+            ns_search_opts_default(&o);
+            o.algo = NS_SEARCH_LAMA;
+            o.time_limit = 30;
+            ns_search_result r0, r1, r2;
+            CHECK(ns_search(&g.t, &o, &r0) == NS_OK);
+            ns_evaluator ff, blind;
+            ns_evaluator_classical(&ff, &g.t, NS_H_FF);
+            ns_evaluator_classical(&blind, &g.t, NS_H_BLIND);
+            o.evaluator = &ff;
+            CHECK(ns_search(&g.t, &o, &r1) == NS_OK);
+            CHECK_EQ_INT(r1.expanded, r0.expanded);
+            CHECK_EQ_INT(r1.plan_len, r0.plan_len);
+            for (int k = 0; k < r0.plan_len && k < r1.plan_len; k++) CHECK_EQ_INT(r1.plan[k], r0.plan[k]);
+            o.evaluator = &blind;
+            CHECK(ns_search(&g.t, &o, &r2) == NS_OK);
+            CHECK(r2.status != NS_OK || ns_plan_ops_valid(&g.t, r2.plan, r2.plan_len));
+            ns_search_result_free(&r0);
+            ns_search_result_free(&r1);
+            ns_search_result_free(&r2);
+            ns_evaluator_free(&ff);
+            ns_evaluator_free(&blind);
+            gfree(&g);
+        }
+}
+
 /* An unsolvable task: the goal's landmark has no achiever reachable. */
 static void test_lama_unsolvable(void)
 {
@@ -324,6 +364,7 @@ int main(void)
     NS_RUN(test_landmarks_sound);
     NS_RUN(test_lmcount_zero_at_goals);
     NS_RUN(test_lama_plans_valid);
+    NS_RUN(test_lama_evaluator);
     NS_RUN(test_lama_unsolvable);
     return ns_test_summary("test_landmarks");
 }

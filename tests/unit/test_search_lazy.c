@@ -78,7 +78,7 @@ static void test_evaluator_same_search(void)
         ns_search_result r0 = run(&g.t, NS_SEARCH_GBFS, NS_H_FF, NULL, pref);
         counting c = {{0}, 0, 0};
         ns_evaluator_classical(&c.inner, &g.t, NS_H_FF);
-        ns_evaluator ev = {&c, counting_eval, NULL, NULL};
+        ns_evaluator ev = {&c, counting_eval, NULL, NULL, 1};
         ns_search_result r1 = run(&g.t, NS_SEARCH_GBFS, NS_H_BLIND, &ev, pref);
         CHECK_EQ_INT(r0.status, NS_OK);
         CHECK_EQ_INT(r1.status, NS_OK);
@@ -115,7 +115,7 @@ static void test_lazy_plans(void)
         for (int pref = 0; pref <= 1; pref++) {
             counting c = {{0}, 0, 0};
             ns_evaluator_classical(&c.inner, &g.t, NS_H_FF);
-            ns_evaluator ev = {&c, counting_eval, NULL, NULL};
+            ns_evaluator ev = {&c, counting_eval, NULL, NULL, 1};
             ns_search_result r = run(&g.t, NS_SEARCH_LAZY, NS_H_FF, &ev, pref);
             CHECK_EQ_INT(r.status, NS_OK);
             CHECK(r.status == NS_OK && ns_plan_ops_valid(&g.t, r.plan, r.plan_len));

@@ -43,6 +43,7 @@ typedef struct ns_evaluator {
     int (*eval)(void *ctx, const ns_word *s, int *pref, int *npref);
     size_t (*bytes)(const void *ctx);
     void (*free)(void *ctx);
+    int unit; /* keys per unit of cost (a learned heuristic's finer keys); 0 or 1: 1 */
 } ns_evaluator;
 
 /* The classical heuristic `kind` as an evaluator (h^FF gives its helpful

@@ -17,8 +17,12 @@
 #include "nextstate/core/search.h"
 
 /* Runs the search (o->time_limit, o->memory_limit, o->prune_irrelevant,
- * o->preferred are honoured; o->heuristic and o->evaluator are not used);
- * fills r like ns_search (init_h: h^FF of the initial state). */
+ * o->preferred are honoured; o->heuristic is not used).  With o->evaluator
+ * (e.g. a learned heuristic) that evaluator takes h^FF's place: its values
+ * key the first two lists and its preferred operators join h^LM's; a new best
+ * value counts as progress when it is lower by a whole unit (e->unit keys).
+ * Fills r like ns_search (init_h: the first heuristic's value of the initial
+ * state). */
 ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r);
 
 #endif

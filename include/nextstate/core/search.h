@@ -18,8 +18,8 @@
  * by 1000 on every new best h.  h and the preferred operators come from one
  * evaluation. */
 /* NS_SEARCH_LAMA: LAMA-first, lazy GBFS over h^FF and the landmark count
- * h^LM with four open lists (lama.h); `heuristic` and `evaluator` are not
- * used. */
+ * h^LM with four open lists (lama.h); `heuristic` is not used; an
+ * `evaluator` takes h^FF's place. */
 typedef enum ns_search_algo { NS_SEARCH_BFS, NS_SEARCH_ASTAR, NS_SEARCH_GBFS, NS_SEARCH_LAZY, NS_SEARCH_LAMA } ns_search_algo;
 
 typedef struct ns_search_opts {

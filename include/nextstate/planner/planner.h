@@ -39,7 +39,9 @@
 #include "nextstate/learn/predictor.h"
 #include "nextstate/core/task.h"
 
-typedef enum ns_planner_algo { NS_PLAN_BEAM, NS_PLAN_RESTART, NS_PLAN_SEARCH, NS_PLAN_GUIDED } ns_planner_algo;
+/* NS_PLAN_LAMA: a learned heuristic (hwl) in LAMA-first's search, in h^FF's
+ * place beside the landmark count (lama.h); hwl models only. */
+typedef enum ns_planner_algo { NS_PLAN_BEAM, NS_PLAN_RESTART, NS_PLAN_SEARCH, NS_PLAN_GUIDED, NS_PLAN_LAMA } ns_planner_algo;
 
 typedef struct ns_planner_opts {
     ns_planner_algo algo;
@@ -62,20 +64,21 @@ typedef struct ns_planner_result {
 } ns_planner_result;
 
 void ns_planner_opts_default(ns_planner_opts *o);
-/* "beam", "restart", "search", "guided" -> algo; -1 if unknown. */
+/* "beam", "restart", "search", "guided", "lama" -> algo; -1 if unknown. */
 int ns_planner_algo_parse(const char *name);
 const char *ns_planner_algo_name(ns_planner_algo a);
 
 /* Plans for task t with model m (whose encoder must bind to t: errors such as
  * an FSF problem larger than the model's slots come back as NS_ERR_INPUT in
- * err, with r->status set to the same). */
+ * err, with r->status set to the same; algo LAMA is NS_ERR_USAGE). */
 ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
                           ns_error *err);
 /* Plans for task t with the learned heuristic h (hwl.h), handed to ns_search
  * as an evaluator: greedy best-first search on h with h^FF's helpful
- * actions as preferred operators (two open lists, search.h), or, with
- * algo SEARCH, on h alone (WL-GOOSE's search).  predictions counts h's
- * evaluations. */
+ * actions as preferred operators (two open lists, search.h); with algo
+ * SEARCH, on h alone (WL-GOOSE's search); with algo LAMA, LAMA-first's lazy
+ * search with h in h^FF's place beside the landmark count (lama.h).
+ * predictions counts h's evaluations. */
 ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
                             ns_error *err);
 void ns_planner_result_free(ns_planner_result *r);
