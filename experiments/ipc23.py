@@ -4,16 +4,21 @@ training/easy only, plan the testing problems, score as the competition does.
 
 Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
 
-  learn   `nextstate learn --model hwl` on the training problems (TRAIN_EVERY-th
-          of training/easy, A*-LM-cut within SOLVE_LIMIT s, else GBFS-h^FF's
-          plan, else skipped) -> OUT/DOMAIN/hwl.model; no testing problem is read.
+  learn   `nextstate learn --model KIND` for each model kind the planners need, on the
+          training problems (TRAIN_EVERY-th of training/easy, A*-LM-cut within
+          SOLVE_LIMIT s, else GBFS-h^FF's plan, else skipped; LEARN_LIMIT s wall at
+          most) -> OUT/DOMAIN/KIND.model; no testing problem is read.
   run     every planner of PLANNERS on the chosen testing problems (LEVELS,
-          PROBLEMS), TIME_LIMIT s each, CPU time measured on the child:
-            hwl   nextstate plan --model hwl.model (GBFS on the learned h, h^FF's
-                  helpful actions as preferred operators)
-            gbfs  nextstate solve --search gbfs (h^FF, preferred operators)
-            nslama  nextstate solve --search lama (our LAMA-first: lazy GBFS, h^FF + h^LM)
-            lama  Fast Downward --alias lama-first (FD_DRIVER, else up-fast-downward's)
+          PROBLEMS), TIME_LIMIT s CPU and MEMORY_LIMIT MiB each, CPU time measured
+          on the child (PLANNER_TABLE):
+            hwl       nextstate plan --model hwl.model (the default learned planner)
+            hwl-gbfs  ... --algo guided (GBFS on the learned h, h^FF's helpful actions preferred)
+            hwl-lama  ... --algo lama (the learned h in LAMA-first's search beside h^LM)
+            xgb       the first paper's WL-XGBoost (delta) model, --algo guided
+            gbfs      nextstate solve --search gbfs (h^FF, preferred operators)
+            nslama    nextstate solve --search lama (our LAMA-first: lazy GBFS, h^FF + h^LM)
+            lama      Fast Downward --alias lama-first (FD_DRIVER, else up-fast-downward's)
+            NAME=OPT,OPT…  nextstate solve OPT OPT…
           every plan checked by `nextstate validate`; results cached in
           OUT/DOMAIN/runs.jsonl (resumable).
   table   OUT/ipc23.md, .json, .csv: coverage and IPC quality score (sum over
@@ -39,7 +44,10 @@ PROBLEMS = os.environ.get("PROBLEMS", "").split()  # e.g. "01 04 07"; empty: all
 TIME_LIMIT = float(os.environ.get("TIME_LIMIT", "60"))
 SOLVE_LIMIT = float(os.environ.get("SOLVE_LIMIT", "5"))
 TRAIN_EVERY = int(os.environ.get("TRAIN_EVERY", "1"))
+MEMORY_LIMIT = int(os.environ.get("MEMORY_LIMIT", "8192"))  # MiB
+LEARN_LIMIT = float(os.environ.get("LEARN_LIMIT", "3600"))  # wall seconds per model
 PLANNERS = os.environ.get("PLANNERS", "hwl gbfs lama").split()
+NAMES = [p.partition("=")[0] for p in PLANNERS]  # the planners' names in tables
 DOMAINS = sys.argv[1:] or sorted(d for d in os.listdir(IPC) if os.path.isdir(os.path.join(IPC, d)))
 
 
@@ -70,8 +78,9 @@ def fd_driver():
     return os.path.join(list(spec.submodule_search_locations)[0], "downward", "fast-downward.py")
 
 
-def learn(dom, out):
-    model = os.path.join(out, "hwl.model")
+def learn(dom, out, kind="hwl"):
+    """`nextstate learn --model KIND` on the domain's training problems -> OUT/DOMAIN/KIND.model (None on failure)."""
+    model = os.path.join(out, f"{kind}.model")
     if os.path.exists(model):
         return model
     train = os.path.join(out, "train")
@@ -82,56 +91,104 @@ def learn(dom, out):
         if not os.path.exists(link):
             os.symlink(p, link)
     c0 = child_cpu()
-    with open(os.path.join(out, "learn.log"), "w") as log:
-        rc = subprocess.run([NS, "learn", os.path.join(IPC, dom, "domain.pddl"), train, "--model", "hwl",
-                             "--solve-time-limit", str(SOLVE_LIMIT), "-o", model], stderr=log).returncode
-    with open(os.path.join(out, "learn.json"), "w") as f:
+    opts = LEARN_OPTS.get(kind, [])
+    with open(os.path.join(out, f"learn-{kind}.log"), "w") as log:
+        try:
+            rc = subprocess.run([NS, "learn", os.path.join(IPC, dom, "domain.pddl"), train, "--model", kind, *opts,
+                                 "--solve-time-limit", str(SOLVE_LIMIT), "-o", model], stderr=log,
+                                timeout=LEARN_LIMIT).returncode
+        except subprocess.TimeoutExpired:
+            rc = 124
+            print(f"learning stopped after {LEARN_LIMIT:g} s", file=log)
+    with open(os.path.join(out, f"learn-{kind}.json"), "w") as f:
         json.dump({"rc": rc, "cpu": child_cpu() - c0, "problems": len(probs[::TRAIN_EVERY])}, f)
     return model if rc == 0 else None
 
 
-def run_one(planner, dom, prob, model, out, driver):
-    dfile = os.path.join(IPC, dom, "domain.pddl")
-    plan = os.path.join(out, planner, os.path.basename(os.path.dirname(prob)) + "-" + os.path.basename(prob)[:-5]
-                        + ".plan")
+# The planners: a name of PLANNERS -> (model kind it needs or None, command builder).  Each command
+# writes its plan to `plan` and takes TIME_LIMIT s CPU (and MEMORY_LIMIT MiB where the planner has one).
+def _ns_plan(*opts):
+    return lambda dfile, prob, model, plan: [NS, "plan", "--model", model, *opts, dfile, prob,
+                                             "--time-limit", f"{TIME_LIMIT:g}", "--plan-file", plan]
+
+
+def _ns_solve(*opts):
+    return lambda dfile, prob, model, plan: [NS, "solve", *opts, dfile, prob, "--time-limit", f"{TIME_LIMIT:g}",
+                                             "--memory-limit", str(MEMORY_LIMIT), "--plan-file", plan]
+
+
+def _fd_lama(dfile, prob, model, plan):
+    driver = fd_driver()
+    return driver and [sys.executable, driver, "--overall-time-limit", f"{TIME_LIMIT:g}s", "--overall-memory-limit",
+                       f"{MEMORY_LIMIT}M", "--alias", "lama-first", "--plan-file", plan, dfile, prob]
+
+
+PLANNER_TABLE = {
+    "hwl": ("hwl", _ns_plan()),                       # plan's default for a learned heuristic
+    "hwl-gbfs": ("hwl", _ns_plan("--algo", "guided")),  # GBFS on h, h^FF's helpful actions preferred
+    "hwl-lama": ("hwl", _ns_plan("--algo", "lama")),  # h in LAMA-first's search beside h^LM
+    "xgb": ("xgb", _ns_plan("--algo", "guided")),     # the first paper's WL-XGBoost, model-guided GBFS-h^FF
+    "gbfs": (None, _ns_solve("--search", "gbfs")),    # GBFS-h^FF, preferred operators
+    "nslama": (None, _ns_solve("--search", "lama")),  # nextstate's LAMA-first
+    "lama": (None, _fd_lama),                         # Fast Downward's lama-first
+}
+LEARN_OPTS = {"xgb": ["--mode", "delta"]}
+
+
+def planner_command(planner, dfile, prob, model, plan):
+    """The command line of a planner of PLANNERS (NAME=OPT,OPT… adds `nextstate solve OPT OPT…`), or None
+    when it cannot run (no model, no Fast Downward)."""
+    name, _, extra = planner.partition("=")
+    if extra:
+        return _ns_solve(*extra.split(","))(dfile, prob, model, plan)
+    if name not in PLANNER_TABLE:
+        raise SystemExit(f"ipc23: unknown planner {planner} ({', '.join(PLANNER_TABLE)}, or NAME=OPT,OPT…)")
+    kind, build = PLANNER_TABLE[name]
+    if kind and not model:
+        return None
+    return build(dfile, prob, model, plan)
+
+
+def model_kinds():
+    """The model kinds PLANNERS need."""
+    return sorted({PLANNER_TABLE[p][0] for p in PLANNERS if "=" not in p and PLANNER_TABLE.get(p, (None,))[0]})
+
+
+def run_one(planner, dom, prob, models, out, dfile=None):
+    dfile = dfile or os.path.join(IPC, dom, "domain.pddl")
+    plan = os.path.join(out, planner.partition("=")[0], os.path.basename(os.path.dirname(prob)) + "-"
+                        + os.path.basename(prob)[:-5] + ".plan")
     os.makedirs(os.path.dirname(plan), exist_ok=True)
     if os.path.exists(plan):
         os.remove(plan)
-    T = str(TIME_LIMIT)
-    if planner == "hwl":
-        if not model:
-            return {"status": "no model"}
-        rc, cpu, _, wall = timed([NS, "plan", "--model", model, dfile, prob, "--time-limit", T, "--plan-file", plan],
-                                 TIME_LIMIT)
-    elif planner == "gbfs":
-        rc, cpu, _, wall = timed([NS, "solve", "--search", "gbfs", dfile, prob, "--time-limit", T,
-                                  "--memory-limit", "8000", "--plan-file", plan], TIME_LIMIT)
-    elif planner == "nslama":
-        rc, cpu, _, wall = timed([NS, "solve", "--search", "lama", dfile, prob, "--time-limit", T,
-                                  "--memory-limit", "8000", "--plan-file", plan], TIME_LIMIT)
-    elif planner == "lama":
-        if not driver:
-            return {"status": "no fd"}
-        with tempfile.TemporaryDirectory() as tmp:
-            rc, cpu, _, wall = timed([sys.executable, driver, "--overall-time-limit", f"{TIME_LIMIT:g}s",
-                                      "--overall-memory-limit", "8000M", "--alias", "lama-first",
-                                      "--plan-file", plan, dfile, prob], TIME_LIMIT, cwd=tmp)
-    else:
-        raise SystemExit(f"ipc23: unknown planner {planner}")
+    kind = PLANNER_TABLE.get(planner, (None,))[0]
+    cmd = planner_command(planner, dfile, prob, models.get(kind), plan)
+    if not cmd:
+        return {"status": "no model" if kind else "no fd"}
+    with tempfile.TemporaryDirectory() as tmp:  # Fast Downward writes output.sas where it runs
+        rc, cpu, _, wall = timed(cmd, TIME_LIMIT, cwd=tmp)
     r = {"rc": rc, "cpu": round(cpu, 3), "wall": round(wall, 3), "solved": False}
-    if os.path.exists(plan):
-        v = subprocess.run([NS, "validate", dfile, prob, plan, "--json"], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True)
-        if v.returncode == 0:
-            try:
-                j = json.loads(v.stdout.strip().splitlines()[-1])
-                r["cost"] = j.get("cost", j.get("plan_cost"))
-            except (ValueError, IndexError):
-                r["cost"] = None
-            r["solved"] = r["cost"] is not None
-        else:
-            r["invalid"] = True
+    cost = validate(dfile, prob, plan)
+    if cost is not None:
+        r["solved"], r["cost"] = True, cost
+    elif os.path.exists(plan):
+        r["invalid"] = True
     return r
+
+
+def validate(dfile, prob, plan):
+    """The cost of `plan` if `nextstate validate` accepts it, else None."""
+    if not os.path.exists(plan):
+        return None
+    v = subprocess.run([NS, "validate", dfile, prob, plan, "--json"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    if v.returncode != 0:
+        return None
+    try:
+        j = json.loads(v.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+    return j.get("cost", j.get("plan_cost"))
 
 
 def select_problems(dom, level):
@@ -152,12 +209,11 @@ def quality(r, best):
 def main():
     os.makedirs(OUT, exist_ok=True)
     bounds = json.load(open(os.path.join(IPC, "upper_bounds.json")))
-    driver = fd_driver() if "lama" in PLANNERS else None
     rows = []
     for dom in DOMAINS:
         out = os.path.join(OUT, dom)
         os.makedirs(out, exist_ok=True)
-        model = learn(dom, out) if "hwl" in PLANNERS else None
+        models = {k: learn(dom, out, k) for k in model_kinds()}
         cache_file = os.path.join(out, "runs.jsonl")
         cache = {}
         if os.path.exists(cache_file):
@@ -169,10 +225,10 @@ def main():
                 for prob in select_problems(dom, level):
                     key_prob = os.path.relpath(prob, IPC)
                     for planner in PLANNERS:
-                        k = (planner, key_prob, TIME_LIMIT)
+                        k = (planner.partition("=")[0], key_prob, TIME_LIMIT)
                         if k not in cache:
-                            r = run_one(planner, dom, prob, model, out, driver)
-                            r.update({"planner": planner, "problem": key_prob, "time_limit": TIME_LIMIT,
+                            r = run_one(planner, dom, prob, models, out)
+                            r.update({"planner": planner.partition("=")[0], "problem": key_prob, "time_limit": TIME_LIMIT,
                                       "domain": dom, "level": level})
                             cache[k] = r
                             cf.write(json.dumps(r) + "\n")
@@ -189,7 +245,7 @@ def main():
 
 
 def table(rows):
-    planners = [p for p in PLANNERS if any(r["planner"] == p and "rc" in r for r in rows)]
+    planners = [p for p in NAMES if any(r["planner"] == p and "rc" in r for r in rows)]
     doms = sorted({r["domain"] for r in rows})
     agg = {}
     for r in rows:
@@ -223,10 +279,11 @@ def table(rows):
                                                         for p in planners))
     learn_info = []
     for d in doms:
-        f = os.path.join(OUT, d, "learn.json")
-        if os.path.exists(f):
+        for f in sorted(glob.glob(os.path.join(OUT, d, "learn-*.json"))):
             j = json.load(open(f))
-            learn_info.append(f"{d} {j['cpu']:.0f} s ({j['problems']} problems)")
+            kind = os.path.basename(f)[6:-5]
+            learn_info.append(f"{d} {kind} {j['cpu']:.0f} s ({j['problems']} problems" +
+                              (", failed)" if j["rc"] else ")"))
     if learn_info:
         lines += ["", "Learning (CPU, solving the training problems included): " + ", ".join(learn_info) + "."]
     md = "\n".join(lines) + "\n"

@@ -7,17 +7,14 @@ and the Python that has `lab`:
   experiments/ipc23_lab.sh [STEP…]        (no step: the list; --all: every step)
 
 Steps, in order:
-  learn    `nextstate learn --model hwl` per domain on training/easy only (the
-           function of experiments/ipc23.py: TRAIN_EVERY, SOLVE_LIMIT), models in
-           MODELS/DOMAIN/hwl.model (default OUT/models); run where this script
-           runs, before the runs are built, so the cluster only plans
-  build    (replacing OUT/ipc23-lab) one Lab run per domain × level × problem × planner of PLANNERS:
-             hwl   nextstate plan --model hwl.model (GBFS on the learned h)
-             gbfs  nextstate solve --search gbfs (h^FF, preferred operators)
-             nslama nextstate solve --search lama (its LAMA-first)
-             lama  Fast Downward --alias lama-first (FD_DRIVER, else up-fast-downward's)
-             PLANNER=OPT,OPT… in PLANNERS adds `nextstate solve OPT OPT…`
-             (e.g. "nslazy=--search,lazy")
+  learn    `nextstate learn` per domain and model kind the planners need, on
+           training/easy only (experiments/ipc23.py's learn: TRAIN_EVERY, SOLVE_LIMIT),
+           models in MODELS/DOMAIN/KIND.model (default OUT/models); run where this
+           script runs, before the runs are built, so the cluster only plans
+  build    (replacing OUT/ipc23-lab) one Lab run per domain × level × problem × planner
+           of PLANNERS, each the command of experiments/ipc23.py's PLANNER_TABLE (hwl,
+           hwl-gbfs, hwl-lama, xgb, gbfs, nslama, lama = Fast Downward's lama-first;
+           PLANNER=OPT,OPT… adds `nextstate solve OPT OPT…`, e.g. "nslazy=--search,lazy"),
            each under Lab's limits: TIME_LIMIT s CPU (default 300), MEMORY_LIMIT MiB (8192)
   start    the runs: LocalEnvironment on NS_LAB_JOBS cores (default: all), or with
            NS_LAB_ENV=slurm a SlurmEnvironment (NS_SLURM_PARTITION, NS_SLURM_QOS,
@@ -60,9 +57,8 @@ import ipc23  # noqa: E402
 HERE = os.path.abspath(__file__)
 OUT = os.path.abspath(os.environ.get("OUT", "results/ipc23-lab"))
 MODELS = os.path.abspath(os.environ.get("MODELS", os.path.join(OUT, "models")))
-MEMORY_LIMIT = int(os.environ.get("MEMORY_LIMIT", "8192"))
-PLANNERS = dict(p.split("=", 1) if "=" in p else (p, "") for p in os.environ["PLANNERS"].split())
-ipc23.PLANNERS = list(PLANNERS)
+MEMORY_LIMIT = ipc23.MEMORY_LIMIT
+PLANNERS = ipc23.PLANNERS
 ipc23.OUT = os.path.join(OUT, "ipc23-lab-eval")
 
 
@@ -86,43 +82,23 @@ def environment():
     return LocalEnvironment(processes=int(jobs) if jobs else None)
 
 
-def planner_command(planner, dfile, prob, model, driver):
-    """The planner's command line (plan written to sas_plan in the run folder), or None when it cannot run."""
-    T = f"{ipc23.TIME_LIMIT:g}"
-    if planner == "hwl":
-        return model and [ipc23.NS, "plan", "--model", model, dfile, prob, "--time-limit", T, "--plan-file", "sas_plan"]
-    if planner == "gbfs":
-        return [ipc23.NS, "solve", "--search", "gbfs", dfile, prob, "--time-limit", T, "--memory-limit",
-                str(MEMORY_LIMIT), "--plan-file", "sas_plan"]
-    if planner == "nslama":
-        return [ipc23.NS, "solve", "--search", "lama", dfile, prob, "--time-limit", T, "--memory-limit",
-                str(MEMORY_LIMIT), "--plan-file", "sas_plan"]
-    if planner == "lama":
-        return driver and [sys.executable, driver, "--overall-time-limit", f"{T}s", "--overall-memory-limit",
-                           f"{MEMORY_LIMIT}M", "--alias", "lama-first", "--plan-file", "sas_plan", dfile, prob]
-    if PLANNERS[planner]:
-        return [ipc23.NS, "solve", *PLANNERS[planner].split(","), dfile, prob, "--time-limit", T, "--memory-limit",
-                str(MEMORY_LIMIT), "--plan-file", "sas_plan"]
-    raise SystemExit(f"ipc23_lab: unknown planner {planner} (give PLANNER=OPT,OPT… for a nextstate solve)")
-
-
 def add_runs(exp):
-    driver = ipc23.fd_driver() if "lama" in PLANNERS else None
     for dom in ipc23.DOMAINS:
         dfile = os.path.join(ipc23.IPC, dom, "domain.pddl")
-        model = os.path.join(MODELS, dom, "hwl.model")  # made by the learn step, read when the run starts
         for level in ipc23.LEVELS:
             for prob in ipc23.select_problems(dom, level):
                 for planner in PLANNERS:
-                    cmd = planner_command(planner, dfile, prob, model, driver)
+                    kind = ipc23.PLANNER_TABLE.get(planner, (None,))[0]
+                    model = kind and os.path.join(MODELS, dom, f"{kind}.model")  # made by the learn step
+                    cmd = ipc23.planner_command(planner, dfile, prob, model, "sas_plan")
                     if not cmd:
                         continue
                     run = exp.add_run()
                     run.add_command("planner", [sys.executable, HERE, "--cpu", *cmd],
                                     time_limit=ipc23.TIME_LIMIT + 5, memory_limit=MEMORY_LIMIT + 512)
                     key = os.path.relpath(prob, ipc23.IPC)
-                    run.set_property("id", [planner, key])
-                    run.set_property("algorithm", planner)
+                    run.set_property("id", [planner.partition("=")[0], key])
+                    run.set_property("algorithm", planner.partition("=")[0])
                     run.set_property("domain", dom)
                     run.set_property("problem", key)
                     run.set_property("level", level)
@@ -132,25 +108,20 @@ def add_runs(exp):
 
 def parse_run(content, props):
     """Validates sas_plan with `nextstate validate` (the parser runs in the run folder)."""
-    props["solved"] = False
     props["cpu"] = float(content) if content.strip() else None
     run = json.load(open("static-properties"))  # the run's own properties (Lab merges them at fetch)
-    if os.path.exists("sas_plan"):
-        v = subprocess.run([ipc23.NS, "validate", run["domain_file"], run["problem_file"], "sas_plan", "--json"],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        if v.returncode == 0:
-            j = json.loads(v.stdout.strip().splitlines()[-1])
-            props["cost"] = j.get("cost", j.get("plan_cost"))
-            props["solved"] = props["cost"] is not None
-        else:
-            props["invalid"] = True
+    props["cost"] = ipc23.validate(run["domain_file"], run["problem_file"], "sas_plan")
+    props["solved"] = props["cost"] is not None
+    if not props["solved"] and os.path.exists("sas_plan"):
+        props["invalid"] = True
 
 
 def learn_step():
     for dom in ipc23.DOMAINS:
         out = os.path.join(MODELS, dom)
         os.makedirs(out, exist_ok=True)
-        print(f"{dom}: {ipc23.learn(dom, out) or 'learning failed (see ' + out + '/learn.log)'}")
+        for kind in ipc23.model_kinds():
+            print(f"{dom}: {ipc23.learn(dom, out, kind) or f'learning failed (see {out}/learn-{kind}.log)'}")
 
 
 def build_step(exp):
@@ -178,14 +149,14 @@ def report_step(exp):
         r["quality"] = ipc23.quality(r, bounds.get(r["problem"]))
         r["agile"] = agile(r)
         rows.append(r)
-    rows.sort(key=lambda r: (r["domain"], r["level"], r["problem"], list(PLANNERS).index(r["planner"])))
+    rows.sort(key=lambda r: (r["domain"], r["level"], r["problem"], ipc23.NAMES.index(r["planner"])))
     ipc23.table(rows)
     agile_table(rows)
     plots(rows)
 
 
 def agile_table(rows):
-    planners = [p for p in PLANNERS if any(r["planner"] == p for r in rows)]
+    planners = [p for p in ipc23.NAMES if any(r["planner"] == p for r in rows)]
     agg = {}
     for r in rows:
         agg[(r["domain"], r["level"], r["planner"])] = agg.get((r["domain"], r["level"], r["planner"]), 0) + r["agile"]
@@ -209,8 +180,8 @@ def plots(rows):
         print("matplotlib not installed: no plots")
         return
     by = {(r["planner"], r["problem"]): r for r in rows}
-    others = [p for p in PLANNERS if p != "lama"]
-    if "lama" in PLANNERS and others:
+    others = [p for p in ipc23.NAMES if p != "lama"]
+    if "lama" in ipc23.NAMES and others:
         fig, ax = plt.subplots(figsize=(5, 5))
         for p in others:
             pts = [(by[("lama", r["problem"])]["quality"], r["quality"]) for r in rows
@@ -222,7 +193,7 @@ def plots(rows):
         fig.tight_layout()
         fig.savefig(os.path.join(ipc23.OUT, "quality.png"), dpi=110)
     fig, ax = plt.subplots(figsize=(6, 4))
-    for p in PLANNERS:
+    for p in ipc23.NAMES:
         ts = sorted(r["cpu"] for r in rows if r["planner"] == p and r["solved"] and r["cpu"] is not None)
         ax.step(ts, range(1, len(ts) + 1), where="post", label=p)
     ax.set_xscale("log")

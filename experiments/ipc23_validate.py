@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Validation for choosing the IPC 2023 Learning Track defaults without the
+testing problems: the models experiments/ipc23.py learns from training/easy
+(same OUT, so they are shared), planned on problems *generated* here, larger
+than any training problem, for the IPC domains whose files nextstate's
+generators match (ferry, rovers, satellite, floortile: the generated problem
+is renamed to the IPC domain's name).  Run through experiments/ipc23_validate.sh.
+
+Environment: ipc23.py's (PLANNERS, TIME_LIMIT, SOLVE_LIMIT, TRAIN_EVERY, OUT,
+IPC) and VAL_SEEDS ("1 2 3": generator seeds per size).  Writes
+OUT/validate/ipc23.md, .json, .csv: coverage per domain and size, and the
+quality score against the best plan any planner of the run found.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ipc23  # noqa: E402
+
+# Sizes two to four times the largest training problem (35-43 objects) and beyond.
+SIZES = {
+    "ferry": {"m": ["--locations", "15", "--cars", "40"], "l": ["--locations", "30", "--cars", "90"]},
+    "rovers": {"m": ["--rovers", "4", "--waypoints", "15", "--objectives", "6", "--cameras", "5", "--goals", "15"],
+               "l": ["--rovers", "8", "--waypoints", "30", "--objectives", "10", "--cameras", "9", "--goals", "30"]},
+    "satellite": {"m": ["--satellites", "6", "--instruments", "3", "--modes", "4", "--targets", "10",
+                        "--observations", "25"],
+                  "l": ["--satellites", "12", "--instruments", "3", "--modes", "5", "--targets", "20",
+                        "--observations", "60"]},
+    "floortile": {"m": ["--rows", "5", "--columns", "4", "--robots", "2"],
+                  "l": ["--rows", "7", "--columns", "5", "--robots", "3"]},
+}
+SEEDS = os.environ.get("VAL_SEEDS", "1 2 3").split()
+
+
+def generate(dom, out):
+    """The validation problems of dom (generated once), by size label."""
+    name = re.search(r"\(domain\s+([^\s)]+)", open(os.path.join(ipc23.IPC, dom, "domain.pddl")).read(), re.I)[1]
+    probs = {}
+    for size, opts in SIZES[dom].items():
+        d = os.path.join(out, size)
+        os.makedirs(d, exist_ok=True)
+        for seed in SEEDS:
+            p = os.path.join(d, f"s{seed}.pddl")
+            if not os.path.exists(p):
+                text = subprocess.run([ipc23.NS, "gen", dom, "--seed", seed, *opts, "--problem-name", f"val-{size}-{seed}"],
+                                      check=True, stdout=subprocess.PIPE, text=True).stdout
+                with open(p, "w") as f:
+                    f.write(re.sub(r"\(:domain\s+[^\s)]+\)", f"(:domain {name})", text, count=1))
+            probs.setdefault(size, []).append(p)
+    return probs
+
+
+def main():
+    doms = [d for d in ipc23.DOMAINS if d in SIZES]
+    ipc23.LEVELS = list(next(iter(SIZES.values())))
+    val_out = os.path.join(ipc23.OUT, "validate")
+    rows = []
+    for dom in doms:
+        models = {k: ipc23.learn(dom, os.path.join(ipc23.OUT, dom), k) for k in ipc23.model_kinds()}
+        out = os.path.join(val_out, dom)
+        cache_file = os.path.join(out, "runs.jsonl")
+        probs = generate(dom, os.path.join(out, "problems"))
+        cache = {}
+        if os.path.exists(cache_file):
+            for line in open(cache_file):
+                j = json.loads(line)
+                cache[(j["planner"], j["problem"], j["time_limit"])] = j
+        with open(cache_file, "a") as cf:
+            for size, plist in probs.items():
+                for prob in plist:
+                    key = os.path.relpath(prob, val_out)
+                    for planner, name in zip(ipc23.PLANNERS, ipc23.NAMES):
+                        k = (name, key, ipc23.TIME_LIMIT)
+                        if k not in cache:
+                            r = ipc23.run_one(planner, dom, prob, models, out)
+                            r.update({"planner": name, "problem": key, "time_limit": ipc23.TIME_LIMIT,
+                                      "domain": dom, "level": size})
+                            cache[k] = r
+                            cf.write(json.dumps(r) + "\n")
+                            cf.flush()
+                        rows.append(dict(cache[k]))
+    best = {}
+    for r in rows:
+        if r.get("solved"):
+            best[r["problem"]] = min(best.get(r["problem"], r["cost"]), r["cost"])
+    for r in rows:
+        r["quality"] = ipc23.quality(r, best.get(r["problem"]))
+    ipc23.OUT = val_out
+    ipc23.table(rows)
+
+
+if __name__ == "__main__":
+    main()
