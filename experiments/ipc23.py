@@ -61,7 +61,7 @@ def timed(cmd, limit, cwd=None):
     c0, w0 = child_cpu(), time.time()
     try:
         p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                           timeout=limit + 30)
+                           timeout=4 * limit + 60)  # a guard against hangs: the limit itself is CPU time
         rc, out = p.returncode, p.stdout
     except subprocess.TimeoutExpired:
         rc, out = 124, ""
@@ -219,7 +219,8 @@ def main():
         if os.path.exists(cache_file):
             for line in open(cache_file):
                 j = json.loads(line)
-                cache[(j["planner"], j["problem"], j["time_limit"])] = j
+                if "rc" in j:  # a run that ran (not "no model" / "no fd")
+                    cache[(j["planner"], j["problem"], j["time_limit"])] = j
         with open(cache_file, "a") as cf:
             for level in LEVELS:
                 for prob in select_problems(dom, level):

@@ -15,6 +15,7 @@
 # are reused.  Writes OUT/ipc23.md, .json, .csv and .png (with matplotlib).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -x build/venv/bin/python ] && [ -z "${PYTHON:-}" ] && PYTHON=$PWD/build/venv/bin/python  # up-fast-downward's
 . experiments/lib.sh
 export IPC=${IPC:-$BENCH/ipc2023-learning}
 export OUT=${OUT:-results/ipc23}

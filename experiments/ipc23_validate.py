@@ -22,22 +22,24 @@ import ipc23  # noqa: E402
 
 # Sizes two to four times the largest training problem (35-43 objects) and beyond.
 SIZES = {
-    "ferry": {"m": ["--locations", "15", "--cars", "40"], "l": ["--locations", "30", "--cars", "90"]},
-    "rovers": {"m": ["--rovers", "4", "--waypoints", "15", "--objectives", "6", "--cameras", "5", "--goals", "15"],
-               "l": ["--rovers", "8", "--waypoints", "30", "--objectives", "10", "--cameras", "9", "--goals", "30"]},
-    "satellite": {"m": ["--satellites", "6", "--instruments", "3", "--modes", "4", "--targets", "10",
-                        "--observations", "25"],
-                  "l": ["--satellites", "12", "--instruments", "3", "--modes", "5", "--targets", "20",
-                        "--observations", "60"]},
-    "floortile": {"m": ["--rows", "5", "--columns", "4", "--robots", "2"],
-                  "l": ["--rows", "7", "--columns", "5", "--robots", "3"]},
+    "ferry": {"m": ["--locations", "40", "--cars", "150"], "l": ["--locations", "60", "--cars", "250"]},
+    "rovers": {"m": ["--rovers", "8", "--waypoints", "40", "--objectives", "12", "--cameras", "10", "--goals", "40"],
+               "l": ["--rovers", "14", "--waypoints", "80", "--objectives", "20", "--cameras", "16", "--goals", "80"]},
+    "satellite": {"m": ["--satellites", "10", "--instruments", "3", "--modes", "5", "--targets", "25",
+                        "--observations", "80"],
+                  "l": ["--satellites", "20", "--instruments", "3", "--modes", "5", "--targets", "50",
+                        "--observations", "200"]},
+    "floortile": {"m": ["--rows", "4", "--columns", "4", "--robots", "2"],
+                  "l": ["--rows", "5", "--columns", "5", "--robots", "2"]},
 }
 SEEDS = os.environ.get("VAL_SEEDS", "1 2 3").split()
 
 
 def generate(dom, out):
     """The validation problems of dom (generated once), by size label."""
-    name = re.search(r"\(domain\s+([^\s)]+)", open(os.path.join(ipc23.IPC, dom, "domain.pddl")).read(), re.I)[1]
+    dtext = open(os.path.join(ipc23.IPC, dom, "domain.pddl")).read().lower()
+    name = re.search(r"\(domain\s+([^\s)]+)", dtext)[1]
+    preds = set(re.findall(r"\(\s*([^\s()?]+)\s+\?", dtext[dtext.index(":predicates"):]))
     probs = {}
     for size, opts in SIZES[dom].items():
         d = os.path.join(out, size)
@@ -47,8 +49,14 @@ def generate(dom, out):
             if not os.path.exists(p):
                 text = subprocess.run([ipc23.NS, "gen", dom, "--seed", seed, *opts, "--problem-name", f"val-{size}-{seed}"],
                                       check=True, stdout=subprocess.PIPE, text=True).stdout
+                text = re.sub(r"\(:domain\s+[^\s)]+\)", f"(:domain {name})", text, count=1)
+                # static atoms of predicates the IPC file does not declare (e.g. not-eq) go: planners that
+                # refuse undeclared predicates (Fast Downward) read the same problem
+                text = re.sub(r"\(([a-z][a-z0-9_-]*)(\s[^()]*)\)",
+                              lambda m: m[0] if m[1] in preds or m[1] in ("define", "problem", "domain") else "",
+                              text)
                 with open(p, "w") as f:
-                    f.write(re.sub(r"\(:domain\s+[^\s)]+\)", f"(:domain {name})", text, count=1))
+                    f.write(text)
             probs.setdefault(size, []).append(p)
     return probs
 
@@ -67,7 +75,8 @@ def main():
         if os.path.exists(cache_file):
             for line in open(cache_file):
                 j = json.loads(line)
-                cache[(j["planner"], j["problem"], j["time_limit"])] = j
+                if "rc" in j:  # a run that ran (not "no model" / "no fd")
+                    cache[(j["planner"], j["problem"], j["time_limit"])] = j
         with open(cache_file, "a") as cf:
             for size, plist in probs.items():
                 for prob in plist:

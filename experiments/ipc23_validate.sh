@@ -11,6 +11,7 @@
 # TRAIN_EVERY, IPC).  Writes OUT/validate/ipc23.md, .json, .csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -x build/venv/bin/python ] && [ -z "${PYTHON:-}" ] && PYTHON=$PWD/build/venv/bin/python  # up-fast-downward's
 . experiments/lib.sh
 export IPC=${IPC:-$BENCH/ipc2023-learning}
 export OUT=${OUT:-results/ipc23} PLANNERS=${PLANNERS:-hwl-gbfs hwl-lama nslama lama} TIME_LIMIT=${TIME_LIMIT:-30}
