@@ -4,16 +4,18 @@ training/easy only, plan the testing problems, score as the competition does.
 
 Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
 
-  learn   `nextstate learn --model KIND` for each model kind the planners need, on the
+  learn   `nextstate learn` for each model kind the planners need (LEARN_KINDS), on the
           training problems (TRAIN_EVERY-th of training/easy, A*-LM-cut within
           SOLVE_LIMIT s, else GBFS-h^FF's plan, else skipped; LEARN_LIMIT s wall at
-          most) -> OUT/DOMAIN/KIND.model; no testing problem is read.
+          most) -> OUT/DOMAIN/KIND.model; the first kind keeps its training plans
+          (OUT/DOMAIN/train-plans), the others read them; no testing problem is read.
   run     every planner of PLANNERS on the chosen testing problems (LEVELS,
           PROBLEMS), TIME_LIMIT s CPU and MEMORY_LIMIT MiB each, CPU time measured
           on the child (PLANNER_TABLE):
             hwl       nextstate plan --model hwl.model (the default learned planner)
             hwl-gbfs  ... --algo guided (GBFS on the learned h, h^FF's helpful actions preferred)
             hwl-lama  ... --algo lama (the learned h in LAMA-first's search beside h^LM)
+            hwl4-gbfs, hwl4-lama  the same with 4 WL iterations (model kind hwl4)
             xgb       the first paper's WL-XGBoost (delta) model, --algo guided
             gbfs      nextstate solve --search gbfs (h^FF, preferred operators)
             nslama    nextstate solve --search lama (our LAMA-first: lazy GBFS, h^FF + h^LM)
@@ -91,17 +93,23 @@ def learn(dom, out, kind="hwl"):
         if not os.path.exists(link):
             os.symlink(p, link)
     c0 = child_cpu()
-    opts = LEARN_OPTS.get(kind, [])
+    # the first model solves the training problems and keeps the plans; later kinds read them
+    plans = os.path.join(out, "train-plans")
+    solved = os.path.exists(os.path.join(plans, ".complete"))
+    opts = LEARN_KINDS[kind] + (["--plans", plans] if solved else ["--save-plans", plans])
     with open(os.path.join(out, f"learn-{kind}.log"), "w") as log:
         try:
-            rc = subprocess.run([NS, "learn", os.path.join(IPC, dom, "domain.pddl"), train, "--model", kind, *opts,
+            rc = subprocess.run([NS, "learn", os.path.join(IPC, dom, "domain.pddl"), train, *opts,
                                  "--solve-time-limit", str(SOLVE_LIMIT), "-o", model], stderr=log,
                                 timeout=LEARN_LIMIT).returncode
         except subprocess.TimeoutExpired:
             rc = 124
             print(f"learning stopped after {LEARN_LIMIT:g} s", file=log)
     with open(os.path.join(out, f"learn-{kind}.json"), "w") as f:
-        json.dump({"rc": rc, "cpu": child_cpu() - c0, "problems": len(probs[::TRAIN_EVERY])}, f)
+        json.dump({"rc": rc, "cpu": child_cpu() - c0, "problems": len(probs[::TRAIN_EVERY]),
+                   "solved_here": not solved}, f)
+    if rc == 0 and not solved:
+        open(os.path.join(plans, ".complete"), "w").close()
     return model if rc == 0 else None
 
 
@@ -127,12 +135,15 @@ PLANNER_TABLE = {
     "hwl": ("hwl", _ns_plan()),                       # plan's default for a learned heuristic
     "hwl-gbfs": ("hwl", _ns_plan("--algo", "guided")),  # GBFS on h, h^FF's helpful actions preferred
     "hwl-lama": ("hwl", _ns_plan("--algo", "lama")),  # h in LAMA-first's search beside h^LM
+    "hwl4-gbfs": ("hwl4", _ns_plan("--algo", "guided")),  # the same with 4 WL iterations
+    "hwl4-lama": ("hwl4", _ns_plan("--algo", "lama")),
     "xgb": ("xgb", _ns_plan("--algo", "guided")),     # the first paper's WL-XGBoost, model-guided GBFS-h^FF
     "gbfs": (None, _ns_solve("--search", "gbfs")),    # GBFS-h^FF, preferred operators
     "nslama": (None, _ns_solve("--search", "lama")),  # nextstate's LAMA-first
     "lama": (None, _fd_lama),                         # Fast Downward's lama-first
 }
-LEARN_OPTS = {"xgb": ["--mode", "delta"]}
+LEARN_KINDS = {"hwl": ["--model", "hwl"], "hwl4": ["--model", "hwl", "--iterations", "4"],
+               "xgb": ["--model", "xgb", "--mode", "delta"]}  # model kind -> learn's options
 
 
 def planner_command(planner, dfile, prob, model, plan):

@@ -79,7 +79,7 @@ static void report_predictor(const ns_predictor *m, const ns_trajset *tr, const 
 
 int cmd_learn(int argc, char **argv)
 {
-    const char *pos[2] = {0}, *out = NULL, *plans = NULL, *val_dir = NULL, *val_plans = NULL;
+    const char *pos[2] = {0}, *out = NULL, *plans = NULL, *save_plans = NULL, *val_dir = NULL, *val_plans = NULL;
     int npos = 0, enc = NS_ENCODER_WL, iterations = 2;
     long maxobj = 0;
     bool statics = true, json = false, quiet = false;
@@ -100,6 +100,7 @@ int cmd_learn(int argc, char **argv)
         else if (!v && a[0] == '-' && a[1]) return cli_usage("learn", "%s expects a value", a);
         else if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--plans")) plans = argv[++i];
+        else if (!strcmp(a, "--save-plans")) save_plans = argv[++i];
         else if (!strcmp(a, "--val")) val_dir = argv[++i];
         else if (!strcmp(a, "--val-plans")) val_plans = argv[++i];
         else if (!strcmp(a, "--encoder")) {
@@ -165,7 +166,8 @@ int cmd_learn(int argc, char **argv)
         ns_trajset_free(&tr);
         return rc;
     }
-    if (val_dir) {
+    if (save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);
+    if (!rc && val_dir) {
         ns_traj_opts vo = to;
         vo.plan_dir = val_plans;
         if (ns_trajset_load(&va, pos[0], val_dir, &vo, &err) != NS_OK) rc = cli_report(&err);

@@ -156,7 +156,7 @@ static const command commands[] = {
      "  atoms, candidates ranked by Jaccard similarity of atom sets (unseen schema: a miss).  Same Hit@k\n"
      "  fields as `nextstate eval` (random and worst-case ties); --json adds schemas and disagreements."},
     {"learn", cmd_learn, "train a next-state model (LSTM / XGBoost on WL / FSF) or a learned WL heuristic on expert plans",
-     "nextstate learn DOMAIN TRAIN_PROBLEMS_DIR -o MODEL [--plans DIR] [--val DIR [--val-plans DIR]]\n"
+     "nextstate learn DOMAIN TRAIN_PROBLEMS_DIR -o MODEL [--plans DIR | --save-plans DIR] [--val DIR [--val-plans DIR]]\n"
      "                [--model hwl|lstm|xgb] [--encoder wl|fsf] [--mode state|delta] [--seed S] [--json] [--quiet]\n"
      "                [--iterations L] [--statics in|out] [--max-objects N]            (encoder)\n"
      "                [--epochs N] [--hidden H] [--layers L] [--lr X] [--batch B]         (LSTM)\n"
@@ -170,7 +170,8 @@ static const command commands[] = {
      "  problem X.pddl of the folder that has one (--plans), else an optimal plan found by A*-LM-cut\n"
      "  (--solve-time-limit S, default 60, --solve-memory-limit MB, default 4096, per problem); past the\n"
      "  limits GBFS-h^FF's plan in the same limits, and a problem neither solves is skipped (said on\n"
-     "  stderr; --optimal-only: both are errors).  The WL vocabulary is fitted on the training\n"
+     "  stderr; --optimal-only: both are errors; --save-plans DIR keeps the plans for a later --plans).\n"
+     "  The WL vocabulary is fitted on the training\n"
      "  states (2 iterations, statics in); FSF slots default to the largest training/validation problem.\n"
      "  Their defaults as the paper: wl, 2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13;\n"
      "  XGBoost depth 8, eta 0.1, up to 1000 rounds, early stopping after 10 on validation.\n"

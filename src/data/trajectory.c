@@ -253,3 +253,21 @@ long ns_trajset_states(const ns_trajset *s)
     for (int i = 0; i < s->n; i++) n += s->v[i].nstates;
     return n;
 }
+
+ns_status ns_trajset_save_plans(const ns_trajset *s, const char *dir, ns_error *err)
+{
+    ns_status st = ns_mkdir_p(dir, err);
+    ns_buf path, plan;
+    ns_buf_init(&path);
+    ns_buf_init(&plan);
+    for (int i = 0; st == NS_OK && i < s->n; i++) {
+        const ns_traj *t = &s->v[i];
+        path.len = plan.len = 0;
+        ns_buf_printf(&path, "%s/%s.plan", dir, t->name);
+        ns_plan_write_ops(&t->t, t->ops, t->nstates - 1, &plan);
+        st = ns_write_file_atomic(path.data, plan.data, plan.len, err);
+    }
+    ns_buf_free(&path);
+    ns_buf_free(&plan);
+    return st;
+}

@@ -33,9 +33,13 @@ grep -q "LSTM" "$TMP/err" || fail "guided with an LSTM: $(cat "$TMP/err")"
 
 # the learned WL heuristic: learn, plan with both searches, validate; a
 # heuristic file is told apart from a predictor by its own description
-expect_exit 0 "$NS" learn "$D" "$TMP/train" --model hwl --lambda 0.5 -o "$TMP/h.model" --json
+expect_exit 0 "$NS" learn "$D" "$TMP/train" --model hwl --lambda 0.5 -o "$TMP/h.model" --json --save-plans "$TMP/tp"
 grep -q '"model": "hwl"' "$TMP/out" || fail "learn hwl --json: $(cat "$TMP/out")"
-for algo in search guided; do
+# the saved training plans, read back, give the same model without solving
+[ "$(ls "$TMP/tp" | wc -l)" -eq "$(ls "$TMP/train"/*.pddl | wc -l)" ] || fail "--save-plans: $(ls "$TMP/tp")"
+expect_exit 0 "$NS" learn "$D" "$TMP/train" --model hwl --lambda 0.5 -o "$TMP/h-again.model" --plans "$TMP/tp" --quiet
+cmp -s "$TMP/h.model" "$TMP/h-again.model" || fail "learn --plans of --save-plans: another model"
+for algo in search guided lama; do
     expect_exit 0 "$NS" plan --model "$TMP/h.model" "$D" "$TMP/test/p9.pddl" --algo $algo --time-limit 20 \
         --plan-file "$TMP/p9.h$algo.plan"
     expect_exit 0 "$NS" validate "$D" "$TMP/test/p9.pddl" "$TMP/p9.h$algo.plan"

@@ -54,6 +54,11 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
                           ns_error *err);
 void ns_trajset_free(ns_trajset *s);
 
+/* Writes every trajectory's plan as dir/<name>.plan (IPC format, atomic
+ * writes; dir made when missing), so that a later load with plan_dir = dir
+ * reads the same trajectories without solving. */
+ns_status ns_trajset_save_plans(const ns_trajset *s, const char *dir, ns_error *err);
+
 /* The problem files of folder dir: the names (not paths) of its *.pddl files
  * other than domain.pddl, in byte order, as a malloc'ed array of *n
  * malloc'ed strings; NULL with NS_ERR_IO in err when dir cannot be read. */
