@@ -20,6 +20,10 @@ def rel(p):
 
 sources = [rel(p) for layer in LAYERS for p in sorted(glob.glob(os.path.join(HERE, "src", layer, "*.c")))]
 sources.append("python/nextstate/_core.c")
+# setuptools rebuilds the extension only when a file of sources + depends is
+# newer than it: without the headers a header-only change left it stale.
+headers = sorted(rel(p) for d in ("include", "src") for p in glob.glob(os.path.join(HERE, d, "**", "*.h"),
+                                                                        recursive=True))
 
 
 def openblas_include():
@@ -33,6 +37,7 @@ def openblas_include():
 ext = Extension(
     "nextstate._core",
     sources=sources,
+    depends=headers,
     include_dirs=["include", "src"] + openblas_include(),
     define_macros=[("_POSIX_C_SOURCE", "200809L")],
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-Wno-cast-function-type"],

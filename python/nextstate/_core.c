@@ -479,9 +479,10 @@ static PyObject *task_solve(TaskObject *self, PyObject *args, PyObject *kw)
     ns_search_opts o;
     ns_search_opts_default(&o);
     int a = ns_search_algo_parse(search ? search : "astar");
-    if (a < 0) return PyErr_Format(PyExc_ValueError, "unknown search '%s' (bfs, astar or gbfs)", search);
+    if (a < 0) return PyErr_Format(PyExc_ValueError, "unknown search '%s' (bfs, astar, gbfs, lazy or lama)", search);
     o.algo = (ns_search_algo)a;
-    int h = heur ? ns_heuristic_parse(heur) : (o.algo == NS_SEARCH_GBFS ? NS_H_FF : NS_H_LMCUT);
+    /* as `nextstate solve`: h^FF for the greedy searches, LM-cut for A*; BFS and lama ignore it */
+    int h = heur ? ns_heuristic_parse(heur) : (o.algo >= NS_SEARCH_GBFS ? NS_H_FF : NS_H_LMCUT);
     if (h < 0) return PyErr_Format(PyExc_ValueError, "unknown heuristic '%s' (blind, hmax, hadd, ff or lmcut)", heur);
     if (ml < 0) return PyErr_Format(PyExc_ValueError, "memory_limit must be >= 0");
     o.heuristic = (ns_heuristic_kind)h;
@@ -500,7 +501,9 @@ static PyObject *task_solve(TaskObject *self, PyObject *args, PyObject *kw)
                                          "plan", plan, "cost", r.plan_cost, "expanded", r.expanded, "generated",
                                          r.generated, "evaluated", r.evaluated, "initial_h", r.init_h, "seconds",
                                          r.seconds, "search", ns_search_algo_name(o.algo), "heuristic",
-                                         o.algo == NS_SEARCH_BFS ? "none" : ns_heuristic_name(o.heuristic))
+                                         o.algo == NS_SEARCH_BFS    ? "none"
+                                         : o.algo == NS_SEARCH_LAMA ? "ff+lmcount"
+                                                                    : ns_heuristic_name(o.heuristic))
                          : NULL;
     ns_search_result_free(&r);
     return out;
@@ -527,7 +530,8 @@ static PyMethodDef task_methods[] = {
     {"validate_text", (PyCFunction)task_validate, METH_VARARGS, "validate_text(text, path='<plan>') -> dict."},
     {"plan_text", (PyCFunction)task_plan_text, METH_O, "plan_text(ops) -> str: an IPC plan."},
     {"solve", (PyCFunction)(void (*)(void))task_solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(search='astar', heuristic=None, time_limit=0, memory_limit=0, prune_irrelevant=True, preferred=True) -> dict."},
+     "solve(search='astar', heuristic=None, time_limit=0, memory_limit=0, prune_irrelevant=True, preferred=True) -> dict: "
+     "search bfs, astar, gbfs, lazy or lama (LAMA-first)."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject TaskType = {

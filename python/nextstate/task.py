@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import _core
 
 #: The searches of ``nextstate solve`` and their heuristics.
-SEARCHES = ("bfs", "astar", "gbfs")
+SEARCHES = ("bfs", "astar", "gbfs", "lazy", "lama")
 HEURISTICS = ("blind", "hmax", "hadd", "ff", "lmcut")
 
 
@@ -75,11 +75,16 @@ class Task(_core.Task):
 
     def solve(self, search: str = "astar", heuristic: Optional[str] = None, time_limit: float = 0.0,
               memory_limit: int = 0, prune_irrelevant: bool = True, preferred: bool = True) -> Dict:
-        """Classical search, as ``nextstate solve``: ``search`` is bfs, astar or
-        gbfs; ``heuristic`` blind, hmax, hadd, ff or lmcut (default lmcut for
-        A*, ff for GBFS).  Returns ``{status, solved, plan (operator ids),
-        cost, expanded, generated, evaluated, initial_h, seconds, search,
-        heuristic}``; ``plan_text`` renders the plan."""
+        """Classical search, as ``nextstate solve``: ``search`` is bfs, astar,
+        gbfs, lazy (greedy best-first search with deferred evaluation, Fast
+        Downward's lazy_greedy) or lama (LAMA-first: lazy GBFS on h^FF and the
+        landmark count, four open lists); ``heuristic`` blind, hmax, hadd, ff
+        or lmcut (default lmcut for A*, ff for gbfs and lazy; bfs and lama
+        ignore it).  ``preferred``: the heuristic's preferred operators in a
+        second open list (gbfs with ff, lazy).  Returns ``{status, solved,
+        plan (operator ids), cost, expanded, generated, evaluated, initial_h,
+        seconds, search, heuristic}`` (heuristic "ff+lmcount" for lama);
+        ``plan_text`` renders the plan."""
         r = super().solve(search, heuristic, float(time_limit), int(memory_limit), prune_irrelevant, preferred)
         r["plan_names"] = [self.op_name(op) for op in r["plan"]]
         return r

@@ -13,17 +13,14 @@ BW = domain_file("blocksworld")
 
 
 @pytest.fixture(scope="module")
-def train_dir(tmp_path_factory):
+def train_dir(train_problems):
     """Five blocksworld problems of 2–6 blocks (no plans: learn solves them)."""
-    d = tmp_path_factory.mktemp("bw-train")
-    for i in range(5):
-        (d / f"p{i}.pddl").write_text(ns.generate("blocksworld", {"blocks": 2 + i}, seed=i + 1, name=f"p{i}"))
-    return d
+    return train_problems("blocksworld")
 
 
 @pytest.fixture(scope="module")
-def hwl(train_dir):
-    return ns.learn(BW, train_dir, model="hwl")
+def hwl(learned):
+    return learned("blocksworld")[0]
 
 
 def bw_task(tmp_path, blocks, seed):

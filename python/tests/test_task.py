@@ -93,3 +93,25 @@ def test_from_text_and_time_limit(gen_problem):
     t = ns.Task.from_text(open(d).read(), open(p).read())
     assert t.nops > 0 and t.solve("gbfs")["solved"]
     assert os.path.exists(d)
+
+
+@pytest.mark.parametrize("search,heuristic", [("lazy", None), ("lazy", "hadd"), ("lama", None)])
+@pytest.mark.parametrize("dom", ["logistics", "depot", "satellite"])
+def test_lazy_and_lama_as_the_cli(gen_problem, dom, search, heuristic, nsbin, tmp_path):
+    """solve("lazy") / solve("lama") are `nextstate solve --search lazy|lama`: the
+    same search (deterministic), so the same plan and the same counts."""
+    d, p = gen_problem(dom, 2)
+    t = ns.load(d, p)
+    r = t.solve(search, heuristic)
+    assert r["solved"] and r["search"] == search
+    assert r["heuristic"] == ("ff+lmcount" if search == "lama" else heuristic or "ff")
+    v = t.validate(r["plan"])
+    assert v["valid"] and v["cost"] == r["cost"]
+    plan = tmp_path / "cli.plan"
+    cmd = [nsbin, "solve", d, p, "--search", search, "--json", "--plan-file", str(plan)]
+    c = run(cmd + (["--heuristic", heuristic] if heuristic else []))
+    assert c.returncode == 0, c.stderr
+    import json
+    j = json.loads(c.stdout)
+    assert (j["expanded"], j["plan_cost"], j["heuristic"]) == (r["expanded"], r["cost"], r["heuristic"])
+    assert t.parse_plan(plan.read_text()) == r["plan"]

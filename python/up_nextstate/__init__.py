@@ -7,8 +7,10 @@
 
 The problem is written to PDDL with UP's own PDDLWriter, grounded and solved
 in-process by the nextstate library (``nextstate.Task.solve``: A* with
-LM-cut by default; ``params={"search": "gbfs", "heuristic": "ff"}`` etc.), and
-the plan is mapped back to UP action instances.  Importing the module
+LM-cut by default; ``params={"search": "gbfs", "heuristic": "ff"}``,
+``{"search": "lama"}`` etc.) or planned by a learned model
+(``params={"model": "m.hwl"}``: ``nextstate.Model.plan``), and the plan is
+mapped back to UP action instances.  Importing the module
 registers the engine with UP's global environment (``register()`` does it for
 another environment)."""
 from __future__ import annotations
