@@ -173,6 +173,7 @@ static ns_status adapt(ns_world *w, ns_lora *l, const ns_bert *m, ns_world_data 
     if (!st) {
         ns_adapt_opts ao = o->lora.adapt;
         ao.progress = ao.progress || o->train.progress;
+        ao.seed = o->train.seed; /* batches and action samples follow the run's seed */
         r->adapted = true;
         st = ns_adapt_train(w, l, m, &wd->in, &wd->sstd, &wd->astd, &rt, &wd->sd.split, &o->train, &ao, &r->adapt, err);
         r->adapt_s = r->adapt.seconds;

@@ -5,7 +5,9 @@
  *   target = π_s(E(s′))  (the state head is shared by source and target)
  *
  * E is a frozen encoder computed elsewhere (features, below); only the
- * projection heads π_s, π_a and the transition T are trained.
+ * projection heads π_s, π_a and the transition T are trained — unless E is a
+ * text encoder adapted alongside (LoRA, learn/adapt.h: its features are
+ * written per batch through an ns_world_feed).
  *
  * PROJECTION HEAD (π_s and π_a alike): (L − 1) blocks of
  * [Linear in→H, LayerNorm(H), GELU], then Linear H→out (out = 128).  The
