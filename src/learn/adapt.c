@@ -53,11 +53,13 @@ struct ns_adapt_feed {
 };
 typedef struct ns_adapt_feed feed_ctx;
 
-static void grow(void **p, int *cap, int need, size_t size)
+/* Grows *p to at least need elements; whether it grew. */
+static bool grow(void **p, int *cap, int need, size_t size)
 {
-    if (need <= *cap) return;
+    if (need <= *cap) return false;
     *cap = need + need / 2 + 8;
     *p = ns_xrealloc(*p, (size_t)*cap * size);
+    return true;
 }
 
 /* Appends a text's windows (as bert.c's encode cuts them). */
@@ -70,10 +72,10 @@ static void add_text(feed_ctx *c, int64_t row, const char *text, size_t len)
     size_t np = 0;
     if (cfg->max_seq_length > 2) ns_wordpiece_tokenize(wp, text, len, 0, &s->pieces, &np, &s->cap_pieces);
     int nwin = np > (size_t)K ? (int)((np + K - 1) / K) : 1;
-    grow((void **)&s->row, &s->cap_t, s->nt + 2, sizeof *s->row);
-    s->first = ns_xrealloc(s->first, (size_t)s->cap_t * sizeof *s->first);
-    grow((void **)&s->wlen, &s->cap_w, s->nw + nwin, sizeof *s->wlen);
-    s->wstart = ns_xrealloc(s->wstart, (size_t)s->cap_w * sizeof *s->wstart);
+    if (grow((void **)&s->row, &s->cap_t, s->nt + 2, sizeof *s->row))
+        s->first = ns_xrealloc(s->first, (size_t)s->cap_t * sizeof *s->first);
+    if (grow((void **)&s->wlen, &s->cap_w, s->nw + nwin, sizeof *s->wlen))
+        s->wstart = ns_xrealloc(s->wstart, (size_t)s->cap_w * sizeof *s->wstart);
     s->row[s->nt] = row;
     s->first[s->nt] = s->nw;
     for (int k = 0; k < nwin; k++) {

@@ -62,7 +62,7 @@ typedef struct ns_fit_result {
     bool std_state, std_action;                   /* the sides standardised */
     ns_world_config cfg;                          /* as built */
     size_t params_state, params_action, params_t; /* ns_world_counts */
-    ns_train_stats stats;                         /* of the model saved */
+    ns_train_stats stats;                         /* of the model saved (--lora-head joint: its warm start) */
     char *json;                                   /* the checkpoint's "train" object */
     /* adaptation: stats of the joint stage; seconds of the frozen embeddings, the warm start,
      * the joint stage, the re-encoding and the refit (0 when not run) */
