@@ -46,6 +46,7 @@ int cmd_embed(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_featurize(int argc, char **argv);
 int cmd_train(int argc, char **argv);
+extern const char cli_train_usage[]; /* `nextstate help train` */
 int cmd_eval(int argc, char **argv);
 int cmd_reference(int argc, char **argv);
 int cmd_learn(int argc, char **argv);

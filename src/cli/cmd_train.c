@@ -10,9 +10,82 @@
 
 #define TRAIN_USAGE "see `nextstate help train`"
 
+const char cli_train_usage[] =
+"nextstate train SPLIT_DIR -o MODEL [--state-features builtin|SPEC[,SPEC…]] [--action-features builtin|SPEC…]\n"
+"                [--model resmlp|film] [--layers 2] [--hidden H] [--out 128] [--t-hidden N]\n"
+"                [--lr 4e-5] [--weight-decay 0.01] [--warmup 10] [--warmup-start 0.1] [--batch 128]\n"
+"                [--epochs 200 | --steps N] [--min-steps N] [--seed S] [--tau 0.07] [--action-weight 2] [--action-loss list|grid|none]\n"
+"                [--action-k 50] [--eval-every 1] [--dev-pool 128] [--patience N] [--time-limit S]\n"
+"                [--standardize auto|state|action|both|none] [--log FILE] [--json] [--quiet]\n"
+"                [--text-encoder MODEL [--domains DIR] [--lora R [--lora-alpha 2R] [--lora-targets qv]\n"
+"                 [--lora-layers K] [--lora-start warm|cold] [--lora-head refit|joint] [--lora-epochs 2 |\n"
+"                 --lora-steps N] [--lora-batch 16] [--lora-lr 1e-4] [--lora-head-lr X] [--lora-weight-decay 0]\n"
+"                 [--lora-tape-mb 1024]]]\n"
+"  Features: builtin (bag of atom literals / action schema + argument one-hots, vocabulary fitted on the\n"
+"  training problems), FILE.npy (float32 [rows, D]) or DIR/PREFIX (CSR saved by ns_csr_save); rows are\n"
+"  global state ids, or global action ids = action_offset[problem] + operator — or, for action features\n"
+"  with a SPEC.rows.json saying \"state-action\" (`nextstate encode --actions`), one row per (state,\n"
+"  applicable action) pair = the dataset's applicable_ops index, so the encoding may depend on the\n"
+"  state.  The checkpoint records the mode.  One spec per dataset of\n"
+"  the split, comma-separated.  --hidden: head block width (default D dense, 512 sparse).\n"
+"  --standardize: z-score dense features per column with the mean and standard deviation of the\n"
+"  training transitions' states (and/or action rows), kept in the checkpoint for eval — for frozen\n"
+"  text embeddings, whose rows are nearly one vector (cosine ~0.99 between states).  Default auto:\n"
+"  every dense side (embeddings, .npy rows), never a sparse one (builtin, CSR).\n"
+"  --steps N: exactly N AdamW steps, however small the split (the epochs follow from it); --min-steps N:\n"
+"  at least N steps (more epochs on a small split).  Warmup, --eval-every and --patience count epochs.\n"
+"  The epoch with the best dev Hit@5 is kept (never the test list).  --json prints the run's summary.\n"
+"  --text-encoder MODEL: the features are MODEL's embeddings of the state prompts and action texts (as\n"
+"  `nextstate embed` makes them, cached in DATASET/embeddings/MODEL; chunked when a text exceeds the\n"
+"  window).  --lora R adapts MODEL (paper App. M): LoRA adapters of rank R (scale alpha/R) on the\n"
+"  attention projections (--lora-targets: letters of q, k, v, o; --lora-layers: the top K layers, default\n"
+"  all), trained with the model through its loss for --lora-epochs passes of --lora-batch transitions\n"
+"  (warm: after training the model on the frozen embeddings; cold: from the start); --lora-head refit then\n"
+"  trains a fresh model on the adapted embeddings with the same options (the paper's protocol), joint\n"
+"  keeps the jointly trained one.  The checkpoint holds the adapter; eval re-encodes with it.";
+
 static bool want_int(const char *opt, const char *v, long lo, long *out)
 {
     return cli_parse_range("train", opt, v, lo, LONG_MAX, out);
+}
+
+/* A --lora… or --text-encoder option (1: not one of them; else 0 or an error). */
+static int lora_opt(const char *a, const char *v, ns_fit_opts *fo, bool *alpha_set)
+{
+    ns_fit_lora *lo = &fo->lora;
+    ns_adapt_opts *ad = &lo->adapt;
+    long n;
+    double x;
+    if (!strcmp(a, "--text-encoder")) fo->text_encoder = v;
+    else if (!strcmp(a, "--domains")) fo->domains_dir = v;
+    else if (!strcmp(a, "--lora-start") && (!strcmp(v, "warm") || !strcmp(v, "cold"))) lo->warm = !strcmp(v, "warm");
+    else if (!strcmp(a, "--lora-head") && (!strcmp(v, "refit") || !strcmp(v, "joint"))) lo->refit = !strcmp(v, "refit");
+    else if (!strcmp(a, "--lora-start") || !strcmp(a, "--lora-head"))
+        return cli_usage("train", "%s expects %s, given '%s'", a, a[7] == 's' ? "warm or cold" : "refit or joint", v);
+    else if (!strcmp(a, "--lora-targets")) {
+        if (!(lo->cfg.targets = ns_lora_targets_parse(v)))
+            return cli_usage("train", "--lora-targets expects letters of q, k, v, o (e.g. qv), given '%s'", v);
+    } else if (!strcmp(a, "--lora") || !strcmp(a, "--lora-layers") || !strcmp(a, "--lora-epochs") ||
+               !strcmp(a, "--lora-steps") || !strcmp(a, "--lora-batch") || !strcmp(a, "--lora-tape-mb")) {
+        bool zero = !strcmp(a, "--lora-layers") || !strcmp(a, "--lora-epochs");
+        if (!cli_parse_range("train", a, v, zero ? 0 : 1, INT_MAX, &n)) return NS_ERR_USAGE;
+        if (!strcmp(a, "--lora")) lo->on = true, lo->cfg.rank = (int)n;
+        else if (!strcmp(a, "--lora-layers")) lo->cfg.layers = (int)n;
+        else if (!strcmp(a, "--lora-epochs")) ad->epochs = (int)n;
+        else if (!strcmp(a, "--lora-steps")) ad->steps = n;
+        else if (!strcmp(a, "--lora-batch")) ad->batch = (int)n;
+        else ad->tape_mb = (int)n;
+    } else if (!strcmp(a, "--lora-alpha") || !strcmp(a, "--lora-lr") || !strcmp(a, "--lora-head-lr") ||
+               !strcmp(a, "--lora-weight-decay")) {
+        if (!cli_parse_double("train", a, v, &x)) return NS_ERR_USAGE;
+        if (x < 0 || (x == 0 && strcmp(a, "--lora-weight-decay") != 0))
+            return cli_usage("train", "%s expects a positive number, given '%s'", a, v);
+        if (!strcmp(a, "--lora-alpha")) lo->cfg.alpha = (float)x, *alpha_set = true;
+        else if (!strcmp(a, "--lora-lr")) ad->lr = x;
+        else if (!strcmp(a, "--lora-head-lr")) ad->head_lr = x;
+        else ad->weight_decay = x;
+    } else return 1;
+    return 0;
 }
 
 /* The line before training starts (the model exists). */
@@ -38,7 +111,8 @@ int cmd_train(int argc, char **argv)
     const char *split_dir = NULL, *out = NULL;
     bool json = false, quiet = false;
     long hidden = 0;
-    int rc = 0;
+    int rc = 0, lr;
+    bool alpha_set = false;
     for (int i = 1; i < argc && !rc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
@@ -51,6 +125,7 @@ int cmd_train(int argc, char **argv)
             split_dir = a;
             takes = false;
         } else if (!v) rc = cli_usage("train", "%s expects a value", a);
+        else if ((lr = lora_opt(a, v, &fo, &alpha_set)) != 1) rc = lr;
         else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out = v;
         else if (!strcmp(a, "--state-features")) fo.state_spec = v;
         else if (!strcmp(a, "--action-features")) fo.action_spec = v;
@@ -121,6 +196,8 @@ int cmd_train(int argc, char **argv)
     if (rc) return rc;
     if (!split_dir) return cli_usage("train", "expects SPLIT_DIR (%s)", TRAIN_USAGE);
     if (!out) return cli_usage("train", "expects -o MODEL (the checkpoint to write)");
+    if (fo.lora.on && !fo.text_encoder) return cli_usage("train", "--lora needs --text-encoder MODEL");
+    if (!alpha_set) fo.lora.cfg.alpha = 2.0f * (float)fo.lora.cfg.rank;
     cfg->state_hidden = cfg->action_hidden = (int)hidden;
     o->progress = !quiet;
     if (!quiet) fo.on_ready = on_ready, fo.ctx = &fo;
@@ -134,6 +211,11 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "%s: %d epochs in %.1f s (%.0f samples/s), best dev Hit@5 %s at epoch %d, final loss %.4f\n",
                 out, r.stats.epochs_run, r.stats.seconds, r.stats.samples_per_s, best_dev4, r.stats.best_epoch,
                 r.stats.last_loss);
+    if (!quiet && r.adapted)
+        fprintf(stderr, "%s: adapted %s (LoRA rank %d): %lld joint steps in %.1f s (%lld tokens), loss %.4f → %.4f; "
+                "re-encoding %.1f s, refit %.1f s\n", out, fo.text_encoder, fo.lora.cfg.rank,
+                (long long)r.adapt.steps, r.adapt_s, (long long)r.adapt.tokens, r.adapt.first_loss,
+                r.adapt.last_loss, r.reencode_s, r.refit_s);
     ns_fit_result_free(&r);
     return 0;
 }

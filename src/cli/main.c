@@ -99,27 +99,7 @@ static const command commands[] = {
      "  all-MiniLM-L6-v2; scripts/fetch_models.sh fetches it).  OPENBLAS_NUM_THREADS bounds the BLAS threads.\n"
      "  Import: a folder with embeddings.npy and index.jsonl (text → row) from any tool works as a cache\n"
      "  (see include/nextstate/encode/embed.h)."},
-    {"train", cmd_train, "train the EmbedPlan world model on a split",
-     "nextstate train SPLIT_DIR -o MODEL [--state-features builtin|SPEC[,SPEC…]] [--action-features builtin|SPEC…]\n"
-     "                [--model resmlp|film] [--layers 2] [--hidden H] [--out 128] [--t-hidden N]\n"
-     "                [--lr 4e-5] [--weight-decay 0.01] [--warmup 10] [--warmup-start 0.1] [--batch 128]\n"
-     "                [--epochs 200 | --steps N] [--min-steps N] [--seed S] [--tau 0.07] [--action-weight 2] [--action-loss list|grid|none]\n"
-     "                [--action-k 50] [--eval-every 1] [--dev-pool 128] [--patience N] [--time-limit S]\n"
-     "                [--standardize auto|state|action|both|none] [--log FILE] [--json] [--quiet]\n"
-     "  Features: builtin (bag of atom literals / action schema + argument one-hots, vocabulary fitted on the\n"
-     "  training problems), FILE.npy (float32 [rows, D]) or DIR/PREFIX (CSR saved by ns_csr_save); rows are\n"
-     "  global state ids, or global action ids = action_offset[problem] + operator — or, for action features\n"
-     "  with a SPEC.rows.json saying \"state-action\" (`nextstate encode --actions`), one row per (state,\n"
-     "  applicable action) pair = the dataset's applicable_ops index, so the encoding may depend on the\n"
-     "  state.  The checkpoint records the mode.  One spec per dataset of\n"
-     "  the split, comma-separated.  --hidden: head block width (default D dense, 512 sparse).\n"
-     "  --standardize: z-score dense features per column with the mean and standard deviation of the\n"
-     "  training transitions' states (and/or action rows), kept in the checkpoint for eval — for frozen\n"
-     "  text embeddings, whose rows are nearly one vector (cosine ~0.99 between states).  Default auto:\n"
-     "  every dense side (embeddings, .npy rows), never a sparse one (builtin, CSR).\n"
-     "  --steps N: exactly N AdamW steps, however small the split (the epochs follow from it); --min-steps N:\n"
-     "  at least N steps (more epochs on a small split).  Warmup, --eval-every and --patience count epochs.\n"
-     "  The epoch with the best dev Hit@5 is kept (never the test list).  --json prints the run's summary."},
+    {"train", cmd_train, "train the EmbedPlan world model on a split", cli_train_usage},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"
      "               [--seed S] [--no-acc] [--latency N] [--pool-sweep N,N,…,full] [--rollout]\n"

@@ -47,30 +47,50 @@ int ns_bert_relative_bucket(int rel, int num_buckets, int max_distance)
     return ret + large;
 }
 
-static void layer_norm(float *x, int rows, int h, const float *g, const float *b, float eps)
+/* out[rows, h] = LayerNorm(x) (out may be x); mean / rstd (optional)
+ * receive each row's mean and 1/√(var + eps) as used. */
+static void layer_norm(float *out, const float *x, int rows, int h, const float *g, const float *b, float eps,
+                       float *mean_out, float *rstd_out)
 {
     for (int r = 0; r < rows; r++) {
-        float *v = x + (size_t)r * h;
+        const float *v = x + (size_t)r * h;
+        float *o = out + (size_t)r * h;
         double mean = 0, var = 0;
         for (int i = 0; i < h; i++) mean += v[i];
         mean /= h;
         for (int i = 0; i < h; i++) var += (v[i] - mean) * (v[i] - mean);
         var /= h;
         float m = (float)mean, inv = (float)(1.0 / sqrt(var + eps));
-        for (int i = 0; i < h; i++) v[i] = (v[i] - m) * inv * g[i] + b[i];
+        for (int i = 0; i < h; i++) o[i] = (v[i] - m) * inv * g[i] + b[i];
+        if (mean_out) mean_out[r] = m, rstd_out[r] = inv;
     }
 }
 
-/* y[rows, n] = x[rows, k] · Wᵀ + b, W stored [n, k] (PyTorch Linear). */
-static void linear(float *y, const float *x, int rows, int k, int n, const float *w, const float *b)
+/* y[rows, n] = x[rows, k] · Wᵀ + b, W stored [n, k] (PyTorch Linear); row
+ * strides ldx, ldy. */
+static void linear(float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const float *w, const float *b)
 {
-    for (int r = 0; r < rows; r++) memcpy(y + (size_t)r * n, b, (size_t)n * sizeof *y);
-    ns_sgemm(false, true, rows, n, k, 1.0f, x, k, w, k, 1.0f, y, n);
+    for (int r = 0; r < rows; r++) memcpy(y + (size_t)r * ldy, b, (size_t)n * sizeof *y);
+    ns_sgemm(false, true, rows, n, k, 1.0f, x, ldx, w, k, 1.0f, y, ldy);
 }
 
-static void gelu(float *x, size_t n)
+/* y[rows, H] (row stride ldy) += scale · (x·Aᵀ)·Bᵀ for target t of layer l
+ * when it has an adapter; xa + t·xs [rows, rank] receives x·Aᵀ. */
+static void lora_add(const ns_bert_lora *lora, int l, int t, float *y, int ldy, const float *x, int rows, int H,
+                     float *xa, size_t xs)
 {
-    for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
+    if (!lora) return;
+    const float *A = lora->a[l * NS_BERT_NTARGETS + t], *B = lora->b[l * NS_BERT_NTARGETS + t];
+    if (!A || !B) return;
+    int r = lora->rank;
+    xa += (size_t)t * xs;
+    ns_sgemm(false, true, rows, r, H, 1.0f, x, H, A, H, 0.0f, xa, r);
+    ns_sgemm(false, true, rows, H, r, lora->scale, xa, r, B, r, 1.0f, y, ldy);
+}
+
+static void gelu(float *out, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
 }
 
 /* In-place softmax of row[0..n). */
@@ -89,43 +109,86 @@ static void softmax(float *row, int n)
 
 /* ---------------------------------------------------------------- forward */
 
+void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, float *s)
+{
+    int H = m->c.hidden, nh = m->c.heads, dh = H / nh;
+    float scale = 1.0f / sqrtf((float)dh);
+    const float *q = qkv + h * dh, *k = qkv + H + h * dh;
+    /* s[L, L] = q kᵀ / √dh */
+    ns_sgemm(false, true, L, L, dh, scale, q, 3 * H, k, 3 * H, 0.0f, s, L);
+    for (int i = 0; i < L; i++) {
+        float *row = s + (size_t)i * L;
+        if (m->relbias) {
+            const int *bk = m->bucket + (m->c.max_seq_length - 1) - i; /* bk[j] = bucket(j − i) */
+            for (int j = 0; j < L; j++) row[j] += m->relbias[bk[j] * nh + h];
+        }
+        softmax(row, L);
+    }
+}
+
 /* Attention of one sequence of L tokens: qkv [L, 3H] (row stride 3H), ctx [L, H]. */
 static void attention(const ns_bert *m, int L, const float *qkv, float *ctx, float *s)
 {
     int H = m->c.hidden, nh = m->c.heads, dh = H / nh;
-    float scale = 1.0f / sqrtf((float)dh);
     for (int h = 0; h < nh; h++) {
-        const float *q = qkv + h * dh, *k = qkv + H + h * dh, *v = qkv + 2 * H + h * dh;
-        /* s[L, L] = q kᵀ / √dh */
-        ns_sgemm(false, true, L, L, dh, scale, q, 3 * H, k, 3 * H, 0.0f, s, L);
-        for (int i = 0; i < L; i++) {
-            float *row = s + (size_t)i * L;
-            if (m->relbias) {
-                const int *bk = m->bucket + (m->c.max_seq_length - 1) - i; /* bk[j] = bucket(j − i) */
-                for (int j = 0; j < L; j++) row[j] += m->relbias[bk[j] * nh + h];
-            }
-            softmax(row, L);
-        }
+        ns_bert_attention_probs(m, L, qkv, h, s);
         /* ctx[:, h] = s v */
-        ns_sgemm(false, false, L, dh, L, 1.0f, s, L, v, 3 * H, 0.0f, ctx + h * dh, H);
+        ns_sgemm(false, false, L, dh, L, 1.0f, s, L, qkv + 2 * H + h * dh, 3 * H, 0.0f, ctx + h * dh, H);
     }
 }
 
-void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const int *lens, float *hidden, float *out)
+void ns_bert_tape_free(ns_bert_tape *t)
+{
+    if (!t) return;
+    free(t->blk);
+    free(t->lens);
+    memset(t, 0, sizeof *t);
+}
+
+/* Carves the tape for n sequences of T tokens (grown on demand). */
+static void tape_carve(ns_bert_tape *t, const ns_bert_config *c, int rank, int n, const int *lens, size_t T)
+{
+    size_t H = (size_t)c->hidden, I = (size_t)c->intermediate, NL = (size_t)c->layers, r = (size_t)rank;
+    size_t need = (NL + 1) * T * H + NL * T * (3 * H + H + H + I + H + 4 + NS_BERT_NTARGETS * r) + (size_t)n * H;
+    if (need > t->cap) {
+        free(t->blk);
+        t->cap = need;
+        t->blk = ns_xmalloc(need * sizeof *t->blk);
+    }
+    if (n > t->lens_cap) {
+        free(t->lens);
+        t->lens_cap = n;
+        t->lens = ns_xmalloc((size_t)n * sizeof *t->lens);
+    }
+    memcpy(t->lens, lens, (size_t)n * sizeof *lens);
+    t->n = n;
+    t->T = T;
+    t->layers = c->layers;
+    t->hidden = c->hidden;
+    t->inter = c->intermediate;
+    t->rank = rank;
+    float *p = t->blk;
+#define TAPE(ptr, count) (t->ptr = p, p += (count))
+    TAPE(x, (NL + 1) * T * H);
+    TAPE(qkv, NL * T * 3 * H);
+    TAPE(ctx, NL * T * H);
+    TAPE(h1, NL * T * H);
+    TAPE(u, NL * T * I);
+    TAPE(h2, NL * T * H);
+    TAPE(m1, NL * T);
+    TAPE(r1, NL * T);
+    TAPE(m2, NL * T);
+    TAPE(r2, NL * T);
+    TAPE(xa, NL * NS_BERT_NTARGETS * T * r);
+    TAPE(pooled, (size_t)n * H);
+#undef TAPE
+}
+
+/* Word + position (+ token type) embeddings and their LayerNorm into x [T, H]. */
+static void embed_tokens(const ns_bert *m, int n, const int32_t *const *ids, const int *lens, float *x, size_t T)
 {
     const ns_bert_config *c = &m->c;
-    int H = c->hidden, I = c->intermediate;
-    size_t T = 0;
-    int Lmax = 1;
-    for (int i = 0; i < n; i++) {
-        T += (size_t)lens[i];
-        if (lens[i] > Lmax) Lmax = lens[i];
-    }
-    float *x = ns_xmalloc(T * H * sizeof *x), *qkv = ns_xmalloc(T * 3 * H * sizeof *qkv);
-    float *ctx = ns_xmalloc(T * H * sizeof *ctx), *tmp = ns_xmalloc(T * H * sizeof *tmp);
-    float *inter = ns_xmalloc(T * I * sizeof *inter), *s = ns_xmalloc((size_t)Lmax * Lmax * sizeof *s);
-
-    /* embeddings */
+    int H = c->hidden;
     size_t t = 0;
     for (int i = 0; i < n; i++) {
         int nonpad = 0;
@@ -142,29 +205,16 @@ void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const i
             for (int d = 0; d < H; d++) row[d] = w[d] + pe[d] + (m->type0 ? m->type0[d] : 0.0f);
         }
     }
-    layer_norm(x, (int)T, H, m->emb_g, m->emb_b, c->layer_norm_eps);
+    layer_norm(x, x, (int)T, H, m->emb_g, m->emb_b, c->layer_norm_eps, NULL, NULL);
+}
 
-    for (int l = 0; l < c->layers; l++) {
-        const layer_w *w = &m->lw[l];
-        linear(qkv, x, (int)T, H, 3 * H, w->wqkv, w->bqkv);
-        size_t off = 0;
-        for (int i = 0; i < n; i++) {
-            attention(m, lens[i], qkv + off * 3 * H, ctx + off * H, s);
-            off += (size_t)lens[i];
-        }
-        linear(tmp, ctx, (int)T, H, H, w->wo, w->bo);
-        for (size_t k = 0; k < T * H; k++) x[k] += tmp[k];
-        layer_norm(x, (int)T, H, w->ln1_g, w->ln1_b, c->layer_norm_eps);
-        linear(inter, x, (int)T, H, I, w->w1, w->b1);
-        gelu(inter, T * I);
-        linear(tmp, inter, (int)T, I, H, w->w2, w->b2);
-        for (size_t k = 0; k < T * H; k++) x[k] += tmp[k];
-        layer_norm(x, (int)T, H, w->ln2_g, w->ln2_b, c->layer_norm_eps);
-    }
-    if (hidden) memcpy(hidden, x, T * H * sizeof *x);
-
-    /* pooling */
-    t = 0;
+/* Pooling (and normalisation) of the last hidden states x into out [n, H];
+ * pooled (optional) receives the vectors before normalisation. */
+static void pool(const ns_bert *m, int n, const int *lens, const float *x, float *out, float *pooled)
+{
+    const ns_bert_config *c = &m->c;
+    int H = c->hidden;
+    size_t t = 0;
     for (int i = 0; i < n; i++) {
         float *o = out + (size_t)i * H;
         const float *xs = x + t * H;
@@ -181,6 +231,7 @@ void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const i
                 o[d] = (float)(sum / lens[i]);
             }
         }
+        if (pooled) memcpy(pooled + (size_t)i * H, o, H * sizeof *o);
         if (c->normalize) {
             double nn = 0;
             for (int d = 0; d < H; d++) nn += (double)o[d] * o[d];
@@ -189,12 +240,73 @@ void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const i
         }
         t += (size_t)lens[i];
     }
+}
+
+void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const int *lens, float *hidden, float *out)
+{
+    ns_bert_forward_lora(m, NULL, n, ids, lens, NULL, hidden, out);
+}
+
+/* Without a tape every stage works in place on x (the frozen encoder's
+ * buffers); with one, each stage's input goes to the tape and the next
+ * stage reads it there — the same arithmetic either way. */
+void ns_bert_forward_lora(const ns_bert *m, const ns_bert_lora *lora, int n, const int32_t *const *ids,
+                          const int *lens, ns_bert_tape *tape, float *hidden, float *out)
+{
+    const ns_bert_config *c = &m->c;
+    int H = c->hidden, I = c->intermediate, r = lora ? lora->rank : 0;
+    size_t T = 0;
+    int Lmax = 1;
+    for (int i = 0; i < n; i++) {
+        T += (size_t)lens[i];
+        if (lens[i] > Lmax) Lmax = lens[i];
+    }
+    size_t TH = T * H, TI = T * I;
+    float *x = ns_xmalloc(TH * sizeof *x), *qkv = tape ? NULL : ns_xmalloc(3 * TH * sizeof *qkv);
+    float *ctx = tape ? NULL : ns_xmalloc(TH * sizeof *ctx), *tmp = ns_xmalloc(TH * sizeof *tmp);
+    float *inter = ns_xmalloc(TI * sizeof *inter), *s = ns_xmalloc((size_t)Lmax * Lmax * sizeof *s);
+    float *xa = r && !tape ? ns_xmalloc(T * r * sizeof *xa) : NULL;
+    if (tape) tape_carve(tape, c, r, n, lens, T);
+    float *x0 = tape ? tape->x : x;
+    embed_tokens(m, n, ids, lens, x0, T);
+
+    for (int l = 0; l < c->layers; l++) {
+        const layer_w *w = &m->lw[l];
+        const float *xin = tape ? tape->x + l * TH : x;
+        float *q = tape ? tape->qkv + 3 * l * TH : qkv, *cx = tape ? tape->ctx + l * TH : ctx;
+        float *h1 = tape ? tape->h1 + l * TH : x, *u = tape ? tape->u + l * TI : inter;
+        float *h2 = tape ? tape->h2 + l * TH : x, *xout = tape ? tape->x + (l + 1) * TH : x;
+        float *xal = tape && r ? tape->xa + (size_t)l * NS_BERT_NTARGETS * T * r : xa;
+        size_t xs = tape ? T * r : 0; /* the tape keeps x·Aᵀ per target */
+        linear(q, 3 * H, xin, H, (int)T, H, 3 * H, w->wqkv, w->bqkv);
+        for (int t = NS_BERT_Q; t <= NS_BERT_V; t++) lora_add(lora, l, t, q + t * H, 3 * H, xin, (int)T, H, xal, xs);
+        size_t off = 0;
+        for (int i = 0; i < n; i++) {
+            attention(m, lens[i], q + off * 3 * H, cx + off * H, s);
+            off += (size_t)lens[i];
+        }
+        linear(tmp, H, cx, H, (int)T, H, H, w->wo, w->bo);
+        lora_add(lora, l, NS_BERT_O, tmp, H, cx, (int)T, H, xal, xs);
+        for (size_t k = 0; k < TH; k++) h1[k] = xin[k] + tmp[k];
+        layer_norm(x, h1, (int)T, H, w->ln1_g, w->ln1_b, c->layer_norm_eps, tape ? tape->m1 + l * T : NULL,
+                   tape ? tape->r1 + l * T : NULL);
+        linear(u, I, x, H, (int)T, H, I, w->w1, w->b1);
+        gelu(inter, u, TI);
+        linear(tmp, H, inter, I, (int)T, I, H, w->w2, w->b2);
+        for (size_t k = 0; k < TH; k++) h2[k] = x[k] + tmp[k];
+        layer_norm(xout, h2, (int)T, H, w->ln2_g, w->ln2_b, c->layer_norm_eps, tape ? tape->m2 + l * T : NULL,
+                   tape ? tape->r2 + l * T : NULL);
+    }
+    const float *last = tape ? tape->x + c->layers * TH : x;
+    if (hidden) memcpy(hidden, last, TH * sizeof *x);
+    pool(m, n, lens, last, out, tape ? tape->pooled : NULL);
     free(x);
     free(qkv);
     free(ctx);
     free(tmp);
     free(inter);
     free(s);
+    free(xa);
 }
 
 int ns_bert_tokenize(const ns_bert *m, const char *text, size_t len, int32_t *ids)
@@ -308,6 +420,26 @@ void ns_bert_encode_chunks(const ns_bert *m, int n, const char *const *texts, co
 }
 
 /* ---------------------------------------------------------------- loading */
+
+void ns_bert_layer_weights(const ns_bert *m, int l, ns_bert_layer *o)
+{
+    const layer_w *w = &m->lw[l];
+    *o = (ns_bert_layer){w->wqkv, w->bqkv, w->wo, w->bo, w->ln1_g, w->ln1_b,
+                         w->w1,   w->b1,   w->w2, w->b2, w->ln2_g, w->ln2_b};
+}
+
+void ns_bert_merge_lora(ns_bert *m, const ns_bert_lora *lora, uint64_t tag)
+{
+    int H = m->c.hidden, r = lora->rank;
+    for (int l = 0; l < m->c.layers; l++)
+        for (int t = 0; t < NS_BERT_NTARGETS; t++) {
+            const float *A = lora->a[l * NS_BERT_NTARGETS + t], *B = lora->b[l * NS_BERT_NTARGETS + t];
+            if (!A || !B) continue;
+            float *W = t == NS_BERT_O ? m->lw[l].wo : m->lw[l].wqkv + (size_t)t * H * H;
+            ns_sgemm(false, false, H, H, r, lora->scale, B, r, A, H, 1.0f, W, H); /* W[H×H] += scale·B·A */
+        }
+    m->fingerprint = ns_hash_mix(m->fingerprint ^ ns_hash_mix(tag + 0x6c6f7261ULL)); /* "lora" */
+}
 
 const ns_bert_config *ns_bert_config_of(const ns_bert *m) { return &m->c; }
 const ns_wordpiece *ns_bert_wordpiece(const ns_bert *m) { return m->wp; }

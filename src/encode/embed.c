@@ -654,6 +654,49 @@ ns_status ns_text_list_dir(ns_text_list *l, const char *dir, const char *domains
     return st;
 }
 
+ns_status ns_embed_dataset_features(const ns_bert *m, const ns_dataset *ds, const char *domains_dir,
+                                    const char *dataset_dir, bool progress, ns_features *states,
+                                    ns_features *actions, ns_text_list *texts, ns_error *err)
+{
+    ns_render_prep **preps = NULL;
+    ns_status st = ns_feat_renders_new(&preps, ds, domains_dir, err);
+    if (st != NS_OK) return st;
+    ns_text_list tl;
+    ns_text_list_dataset(&tl, ds, preps, NS_PROMPT_PAPER);
+    ns_feat_renders_free(preps, ds->nproblems);
+    const ns_bert_config *c = ns_bert_config_of(m);
+    int64_t over = ns_embed_count_over_window(m, tl.n, tl.texts, tl.lens);
+    if (over > 0 && progress)
+        fprintf(stderr, "%s: %lld of %lld texts exceed %s's window of %d word pieces: chunked\n", ds->domain_name,
+                (long long)over, (long long)tl.n, c->name, c->max_seq_length);
+    ns_buf cache;
+    ns_buf_init(&cache);
+    if (dataset_dir) ns_buf_printf(&cache, "%s/embeddings/%s%s", dataset_dir, c->name, over > 0 ? "+chunks" : "");
+    ns_embed_opts o = {32, progress, over > 0};
+    ns_embed_table t = {0};
+    ns_embed_run run;
+    st = ns_embed_cached(m, dataset_dir ? cache.data : NULL, tl.n, tl.texts, tl.lens, &o, &t, &run, err);
+    ns_features *side[2] = {states, actions};
+    int64_t from[2] = {0, tl.nstates}, count[2] = {tl.nstates, tl.nactions};
+    for (int k = 0; k < 2 && st == NS_OK; k++) {
+        if (!side[k]) continue;
+        ns_features *f = side[k];
+        memset(f, 0, sizeof *f);
+        f->nrows = count[k];
+        f->dim = t.dim;
+        f->rows = NS_AROWS_ACTION;
+        f->dense = ns_xmalloc((size_t)(count[k] ? count[k] : 1) * t.dim * sizeof(float));
+        for (int64_t i = 0; i < count[k]; i++)
+            memcpy(f->dense + (size_t)i * t.dim, ns_embed_get(&t, tl.texts[from[k] + i], tl.lens[from[k] + i]),
+                   (size_t)t.dim * sizeof(float));
+    }
+    ns_embed_table_free(&t);
+    ns_buf_free(&cache);
+    if (st == NS_OK && texts) *texts = tl;
+    else ns_text_list_free(&tl);
+    return st;
+}
+
 ns_status ns_embed_prompt_stats_dir(const ns_bert *m, const char *dir, const char *domains_dir,
                                     ns_prompt_layout layout, ns_prompt_stats *out, ns_buf *domain, ns_error *err)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstate/encode/embed.h"
 #include "nextstate/util/json.h"
 
 /* Pair ids of dataset ds's transitions (state-action rows): the position
@@ -149,17 +150,63 @@ static ns_status load_side(ns_features *out, const ns_dataset *const *ds, int nd
     return st;
 }
 
+bool ns_spec_is_text(const char *spec) { return spec && !strncmp(spec, "text:", 5); }
+
+/* Both sides of every dataset through the text encoder (for the sides whose
+ * spec is "text:NAME"), stacked. */
+static ns_status text_sides(ns_features *sf, ns_features *af, const ns_dataset *const *ds, int nds,
+                            const char *spec, const ns_text_source *tx, ns_error *err)
+{
+    if (!tx || !tx->model)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "features '%s' need a text encoder (train --text-encoder)",
+                            spec);
+    const char *name = spec + 5, *base = strrchr(name, '/');
+    const char *model = ns_bert_config_of(tx->model)->name;
+    base = base && base[1] ? base + 1 : name;
+    size_t bl = strlen(base);
+    while (bl > 0 && base[bl - 1] == '/') bl--;
+    if (bl != strlen(model) || strncmp(base, model, bl) != 0)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "features '%s' name another model than the encoder given (%s)",
+                            spec, model);
+    ns_features *ps = ns_xcalloc((size_t)nds, sizeof *ps), *pa = ns_xcalloc((size_t)nds, sizeof *pa);
+    ns_status st = NS_OK;
+    for (int d = 0; d < nds && !st; d++)
+        st = ns_embed_dataset_features(tx->model, ds[d], tx->domains_dir ? tx->domains_dir : "domains",
+                                       tx->dataset_dirs ? tx->dataset_dirs[d] : NULL, tx->progress, sf ? &ps[d] : NULL,
+                                       af ? &pa[d] : NULL, NULL, err);
+    if (!st && sf) st = ns_features_stack(sf, ps, nds, err);
+    if (!st && af) st = ns_features_stack(af, pa, nds, err);
+    for (int d = 0; d < nds; d++) ns_features_free(&ps[d]), ns_features_free(&pa[d]);
+    free(ps);
+    free(pa);
+    return st;
+}
+
 ns_status ns_world_inputs_load(ns_world_inputs *in, const ns_dataset *const *ds, int nds, const char *state_spec,
                                const char *action_spec, const ns_vocab *sv, const ns_vocab *av, ns_error *err)
 {
+    return ns_world_inputs_load_text(in, ds, nds, state_spec, action_spec, sv, av, NULL, err);
+}
+
+ns_status ns_world_inputs_load_text(ns_world_inputs *in, const ns_dataset *const *ds, int nds,
+                                    const char *state_spec, const char *action_spec, const ns_vocab *sv,
+                                    const ns_vocab *av, const ns_text_source *text, ns_error *err)
+{
     memset(in, 0, sizeof *in);
     ns_features sf, af;
+    memset(&sf, 0, sizeof sf);
     memset(&af, 0, sizeof af);
-    ns_status st = load_side(&sf, ds, nds, state_spec, sv, true, err);
-    if (st) return st;
-    st = load_side(&af, ds, nds, action_spec, av, false, err);
+    bool ts = ns_spec_is_text(state_spec), ta = ns_spec_is_text(action_spec);
+    ns_status st = NS_OK;
+    if (ts && ta && strcmp(state_spec, action_spec) != 0)
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "state features '%s' and action features '%s' name two "
+                            "text encoders; one is supported", state_spec, action_spec);
+    if (ts || ta) st = text_sides(ts ? &sf : NULL, ta ? &af : NULL, ds, nds, ts ? state_spec : action_spec, text, err);
+    if (!st && !ts) st = load_side(&sf, ds, nds, state_spec, sv, true, err);
+    if (!st && !ta) st = load_side(&af, ds, nds, action_spec, av, false, err);
     if (st) {
         ns_features_free(&sf);
+        ns_features_free(&af);
         return st;
     }
     st = ns_world_inputs_init(in, ds, nds, &sf, &af, err);

@@ -152,7 +152,8 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
     ns_world_data wd;
     ns_world_list l;
     memset(&l, 0, sizeof l);
-    st = ns_world_data_open_model(&wd, split_dir, &w, model_path, meta, o->state_spec, o->action_spec, err);
+    ns_world_text wt = {NULL, o->domains_dir, true, o->eval.progress};
+    st = ns_world_data_open_model_text(&wd, split_dir, &w, model_path, meta, o->state_spec, o->action_spec, &wt, err);
     free(meta);
     if (st != NS_OK) {
         ns_world_free(&w);

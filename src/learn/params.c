@@ -391,7 +391,46 @@ ns_status ns_params_read(ns_params *p, const char *path, ns_ckpt_info *info, ns_
     return NS_OK;
 }
 
+static ns_status load_table(ns_params *p, const char *path, ns_ckpt_info *info, bool more, ns_error *err);
+
 ns_status ns_params_load(ns_params *p, const char *path, ns_ckpt_info *info, ns_error *err)
+{
+    return load_table(p, path, info, false, err);
+}
+
+ns_status ns_params_load_prefix(ns_params *p, const char *path, ns_ckpt_info *info, ns_error *err)
+{
+    return load_table(p, path, info, true, err);
+}
+
+ns_status ns_params_concat(ns_params *out, const ns_params *a, const ns_params *b, ns_error *err)
+{
+    ns_params_init(out);
+    const ns_params *part[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < part[k]->n; i++) {
+            const ns_tensor_info *t = &part[k]->t[i];
+            int j = ns_params_add(out, t->name, t->ndim, t->shape, t->init, t->bound);
+            if (j >= 0) out->t[j].no_decay = t->no_decay;
+        }
+    ns_status st = ns_params_alloc(out, err);
+    if (st) {
+        ns_params_free(out);
+        return st;
+    }
+    int at = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < part[k]->n; i++, at++) {
+            const ns_tensor_info *t = &part[k]->t[i];
+            size_t o = out->t[at].offset, n = t->count * sizeof(float);
+            memcpy(out->data + o, part[k]->data + t->offset, n);
+            memcpy(out->m + o, part[k]->m + t->offset, n);
+            memcpy(out->v + o, part[k]->v + t->offset, n);
+        }
+    return NS_OK;
+}
+
+static ns_status load_table(ns_params *p, const char *path, ns_ckpt_info *info, bool more, ns_error *err)
 {
     if (!p->data) return ns_error_set(err, NS_ERR_INTERNAL, path, 0, 0, "loading into unallocated parameters");
     ns_params q;
@@ -407,6 +446,7 @@ ns_status ns_params_load(ns_params *p, const char *path, ns_ckpt_info *info, ns_
             break;
         }
         if (i >= p->n) {
+            if (more) break;
             st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
                               "checkpoint has %d tensors, the model %d: unexpected tensor '%s'", q.n, p->n,
                               q.t[i].name);

@@ -255,6 +255,7 @@ struct ns_world_ws {
     fbuf tscr;        /* T scratch */
     /* batch-loss buffers */
     fbuf hs_p, ha_p, pred, dpred, dhs_p, dha_p, pt, dpt, dtgt, pad, dpad, tgt_a, dtgt_a, dHS, dHA, lscr1, lscr2;
+    fbuf dxs, dxa; /* gradients w.r.t. the input rows (ns_world_feed) */
     int64_t *i64;
     size_t i64_cap;
     int32_t *i32;
@@ -274,7 +275,7 @@ void ns_world_ws_free(ns_world_ws *ws)
     }
     fbuf *bs[] = {&ws->tscr, &ws->hs_p, &ws->ha_p, &ws->pred, &ws->dpred, &ws->dhs_p, &ws->dha_p, &ws->pt,
                   &ws->dpt, &ws->dtgt, &ws->pad, &ws->dpad, &ws->tgt_a, &ws->dtgt_a, &ws->dHS, &ws->dHA,
-                  &ws->lscr1, &ws->lscr2};
+                  &ws->lscr1, &ws->lscr2, &ws->dxs, &ws->dxa};
     for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) free(bs[i]->p);
     free(ws->i64);
     free(ws->i32);
@@ -353,8 +354,9 @@ static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *
     }
 }
 
-/* Adds the head's parameter gradients for dout[n × out]. */
-static void head_backward(ns_world *w, const ns_world_head *h, head_cache *c, const float *dout)
+/* Adds the head's parameter gradients for dout[n × out]; dx (optional,
+ * dense heads only) receives the gradient w.r.t. the input rows. */
+static void head_backward(ns_world *w, const ns_world_head *h, head_cache *c, const float *dout, float *dx)
 {
     int n = c->n, H = h->hidden, L = h->layers;
     size_t nh = (size_t)n * H;
@@ -369,7 +371,7 @@ static void head_backward(ns_world *w, const ns_world_head *h, head_cache *c, co
             if (h->sparse)
                 ns_sparse_linear_backward(dW, dB, dcur, c->ip, c->ix, c->iv, n, h->in, od);
             else
-                ns_linear_backward(NULL, dW, dB, dcur, c->x, W, n, h->in, od);
+                ns_linear_backward(dx, dW, dB, dcur, c->x, W, n, h->in, od);
             break;
         }
         /* input of layer l is g[l-1]; its gradient into d2 */
@@ -766,6 +768,8 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
     for (int k = 0; k < P; k++)
         if (!nu || uniq[nu - 1] != uniq[k]) uniq[nu++] = uniq[k];
     /* heads */
+    const ns_world_feed *feed = o->feed;
+    if (feed) feed->prepare(feed->ctx, srows, 2 * n, uniq, nu);
     head_forward(w, &w->hs, &ws->hc[0], &in->state, srows, 2 * n);
     head_forward(w, &w->ha, &ws->hc[1], &in->action, uniq, nu);
     const float *HS = ws->hc[0].out, *HA = ws->hc[1].out;
@@ -836,8 +840,15 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
         const float *s1 = dhs_p + (size_t)k * O, *s2 = dha_p + (size_t)k * O;
         for (int c = 0; c < O; c++) ds_[c] += s1[c], da_[c] += s2[c];
     }
-    head_backward(w, &w->hs, &ws->hc[0], dHS);
-    head_backward(w, &w->ha, &ws->hc[1], dHA);
+    float *dxs = NULL, *dxa = NULL;
+    if (feed) {
+        size_t ss = (size_t)2 * n * w->hs.in, sa = (size_t)nu * w->ha.in;
+        dxs = memset(fgrow(&ws->dxs, ss), 0, ss * sizeof(float));
+        dxa = memset(fgrow(&ws->dxa, sa), 0, sa * sizeof(float));
+    }
+    head_backward(w, &w->hs, &ws->hc[0], dHS, dxs);
+    head_backward(w, &w->ha, &ws->hc[1], dHA, dxa);
+    if (feed) feed->backward(feed->ctx, srows, 2 * n, dxs, uniq, nu, dxa);
     return loss;
 }
 
@@ -959,14 +970,26 @@ static void config_json(const ns_world_config *c, ns_buf *b)
 ns_status ns_world_save(const ns_world *w, const char *path, const char *features_json, const char *train_json,
                         ns_error *err)
 {
+    return ns_world_save_with(w, path, features_json, train_json, NULL, NULL, err);
+}
+
+ns_status ns_world_save_with(const ns_world *w, const char *path, const char *features_json, const char *train_json,
+                             const char *encoder_json, const ns_params *extra, ns_error *err)
+{
     ns_buf b;
     ns_buf_init(&b);
     ns_buf_printf(&b, "{\"format\": \"%s\", \"version\": %d,\n \"config\": ", NS_WORLD_FORMAT, NS_WORLD_VERSION);
     config_json(&w->cfg, &b);
-    ns_buf_printf(&b, ",\n \"features\": %s,\n \"train\": %s}\n", features_json ? features_json : "null",
+    ns_buf_printf(&b, ",\n \"features\": %s,\n \"train\": %s", features_json ? features_json : "null",
                   train_json ? train_json : "null");
+    if (encoder_json) ns_buf_printf(&b, ",\n \"encoder\": %s", encoder_json);
+    ns_buf_puts(&b, "}\n");
     ns_ckpt_opts co = {.moments = false, .step = 0, .meta = b.data};
-    ns_status st = ns_params_save(&w->p, path, &co, err);
+    ns_params both = {0};
+    ns_status st = NS_OK;
+    if (extra && extra->n > 0) st = ns_params_concat(&both, &w->p, extra, err);
+    if (!st) st = ns_params_save(extra && extra->n > 0 ? &both : &w->p, path, &co, err);
+    if (extra && extra->n > 0 && both.data) ns_params_free(&both);
     ns_buf_free(&b);
     return st;
 }
@@ -1062,6 +1085,9 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
     cfg.action_hidden = (int)v[4];
     cfg.out = (int)v[5];
     cfg.t_hidden = (int)v[6];
+    /* an encoder's tensors (a LoRA adapter) may follow the model's */
+    const ns_json *enc = ns_json_get(&j, "encoder");
+    bool more = enc && enc->kind == NS_JSON_OBJECT;
     ns_json_free(&j);
     /* the config must agree with the file's own tensor table before anything
      * is allocated from it (a crafted config cannot ask for more memory than
@@ -1092,7 +1118,7 @@ ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *er
         }
     }
     st = ns_world_create(w, &cfg, 0, err);
-    if (!st) st = ns_params_load(&w->p, path, NULL, err);
+    if (!st) st = more ? ns_params_load_prefix(&w->p, path, NULL, err) : ns_params_load(&w->p, path, NULL, err);
     if (st) {
         ns_world_free(w);
         ns_ckpt_info_free(&info);

@@ -189,6 +189,129 @@ static void test_gradcheck_film(void) { gradcheck(NS_WORLD_FILM, false, false, 2
 static void test_gradcheck_dense_grid_deep(void) { gradcheck(NS_WORLD_RESMLP, true, true, 3); }
 static void test_gradcheck_single_layer(void) { gradcheck(NS_WORLD_FILM, true, false, 1); }
 
+/* ---- features in the loop (ns_world_feed) -------------------------------------------- */
+
+/* A feed that copies its source tables into the inputs' rows (as an encoder
+ * would write fresh features) and adds the gradients it gets into tables of
+ * the sources' shape. */
+typedef struct feed_ctx {
+    ns_world_inputs *in;
+    const float *src_s, *src_a;
+    float *gs, *ga;
+    int prepared, back;
+} feed_ctx;
+
+static void feed_prepare(void *p, const int64_t *srows, int ns, const int64_t *arows, int na)
+{
+    feed_ctx *c = p;
+    int64_t DS_ = c->in->state.dim, DA = c->in->action.dim;
+    for (int i = 0; i < ns; i++)
+        memcpy(c->in->state.dense + srows[i] * DS_, c->src_s + srows[i] * DS_, (size_t)DS_ * sizeof(float));
+    for (int i = 0; i < na; i++)
+        memcpy(c->in->action.dense + arows[i] * DA, c->src_a + arows[i] * DA, (size_t)DA * sizeof(float));
+    c->prepared++;
+}
+
+static void feed_backward(void *p, const int64_t *srows, int ns, const float *ds, const int64_t *arows, int na,
+                          const float *da)
+{
+    feed_ctx *c = p;
+    int64_t DS_ = c->in->state.dim, DA = c->in->action.dim;
+    for (int i = 0; i < ns; i++)
+        for (int64_t k = 0; k < DS_; k++) c->gs[srows[i] * DS_ + k] += ds[i * DS_ + k];
+    for (int i = 0; i < na; i++)
+        for (int64_t k = 0; k < DA; k++) c->ga[arows[i] * DA + k] += da[i * DA + k];
+    c->back++;
+}
+
+static ns_features densify(ns_features *f)
+{
+    if (!f->sparse) return *f;
+    ns_features df = {0};
+    df.nrows = f->nrows;
+    df.dim = f->dim;
+    df.dense = calloc((size_t)f->nrows * f->dim, sizeof(float));
+    for (int64_t r = 0; r < f->nrows; r++) ns_csr_row_dense(&f->csr, r, df.dense + r * f->dim);
+    ns_features_free(f);
+    return df;
+}
+
+/* The gradients w.r.t. the input rows against finite differences of the
+ * loss in the feed's source rows (which reach the model only through
+ * prepare, so its call order is checked too). */
+static void test_feed_gradients(void)
+{
+    if (!have_ds) return;
+    const ns_dataset *d[1] = {&DS};
+    ns_world_inputs in;
+    ns_vocab sv, av;
+    CHECK(make_inputs(&in, d, true, &sv, &av));
+    in.action = densify(&in.action);
+    int64_t DS_ = in.state.dim, DA = in.action.dim;
+    size_t ns_ = (size_t)in.state.nrows * DS_, na_ = (size_t)in.action.nrows * DA;
+    float *src_s = malloc(ns_ * 4), *src_a = malloc(na_ * 4), *gs = calloc(ns_, 4), *ga = calloc(na_, 4);
+    ns_rng r;
+    ns_rng_seed(&r, 4);
+    for (size_t k = 0; k < ns_; k++) src_s[k] = in.state.dense[k] + 0.3f * (float)(ns_rng_double(&r) - 0.5);
+    for (size_t k = 0; k < na_; k++) src_a[k] = in.action.dense[k] + 0.3f * (float)(ns_rng_double(&r) - 0.5);
+    memset(in.state.dense, 0, ns_ * 4); /* only prepare brings the sources in */
+    memset(in.action.dense, 0, na_ * 4);
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.state_dim = (int)DS_;
+    c.action_dim = (int)DA;
+    c.state_hidden = c.action_hidden = 7;
+    c.out = 6;
+    c.t_hidden = 5;
+    ns_world w;
+    ns_error e;
+    CHECK(ns_world_create(&w, &c, 3, &e) == NS_OK);
+    feed_ctx fc = {&in, src_s, src_a, gs, ga, 0, 0};
+    ns_world_feed feed = {feed_prepare, feed_backward, &fc};
+    ns_train_opts o;
+    ns_eval_train_opts_init(&o);
+    o.tau = 0.5f;
+    o.feed = &feed;
+    enum { N = 6 };
+    int64_t refs[2 * N];
+    for (int i = 0; i < N; i++) refs[2 * i] = 0, refs[2 * i + 1] = (i * 41) % ns_dataset_ntransitions(&DS);
+    ns_world_ws *ws = ns_world_ws_new();
+    ns_params_zero_grad(&w.p);
+    batch_loss(&w, ws, &in, refs, N, &o, true);
+    CHECK_EQ_INT(fc.prepared, 1);
+    CHECK_EQ_INT(fc.back, 1);
+    int checked = 0, bad = 0;
+    double maxerr = 0;
+    for (int side = 0; side < 2; side++) {
+        float *src = side ? src_a : src_s, *g = side ? ga : gs;
+        size_t n = side ? na_ : ns_;
+        for (size_t k = 0; k < n; k++) {
+            if (g[k] == 0) continue; /* rows the batch does not read */
+            float keep = src[k];
+            const float h = 1e-2f;
+            src[k] = keep + h;
+            double lp = batch_loss(&w, ws, &in, refs, N, &o, false);
+            src[k] = keep - h;
+            double lm = batch_loss(&w, ws, &in, refs, N, &o, false);
+            src[k] = keep;
+            double fd = (lp - lm) / (2.0 * h), err = fabs(fd - g[k]);
+            maxerr = fmax(maxerr, err);
+            if (err > 2e-3 + 3e-2 * fabs(fd) && bad++ < 5)
+                printf("  %s feature %zu: analytic %.6g, numeric %.6g\n", side ? "action" : "state", k, g[k], fd);
+            if (++checked % 64 == 0) k += 7 * (size_t)(side ? DA : DS_) / 8; /* a sample of each row */
+        }
+    }
+    printf("  feed: %d input entries, max |diff| %.3g\n", checked, maxerr);
+    CHECK(bad == 0);
+    CHECK(checked > 100);
+    free(src_s), free(src_a), free(gs), free(ga);
+    ns_world_ws_free(ws);
+    ns_world_free(&w);
+    ns_world_inputs_free(&in);
+    ns_vocab_free(&sv);
+    ns_vocab_free(&av);
+}
+
 /* ---- training ---------------------------------------------------------------------- */
 
 static void train_model(ns_world *w, ns_world_inputs *in, ns_split *sp, ns_vocab *sv, ns_vocab *av,
@@ -802,6 +925,7 @@ int main(void)
     NS_RUN(test_gradcheck_film);
     NS_RUN(test_gradcheck_dense_grid_deep);
     NS_RUN(test_gradcheck_single_layer);
+    NS_RUN(test_feed_gradients);
     NS_RUN(test_feature_errors);
     NS_RUN(test_state_action_rows);
     NS_RUN(test_standardize);

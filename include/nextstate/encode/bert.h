@@ -77,6 +77,78 @@ int ns_bert_tokenize(const ns_bert *m, const char *text, size_t len, int32_t *id
  * embeddings [n, hidden]. */
 void ns_bert_forward(const ns_bert *m, int n, const int32_t *const *ids, const int *lens, float *hidden, float *out);
 
+/* ---- low-rank adaptation (LoRA) of the attention projections -------------
+ * Hu et al. 2021, as PEFT's LoraLayer (no dropout): a frozen projection
+ * y = x·Wᵀ + b of target t (query, key, value of the self-attention, or its
+ * output dense layer) becomes
+ *     y = x·Wᵀ + b + scale · (x·Aᵀ)·Bᵀ,   A [rank × H], B [H × rank],
+ * scale = alpha / rank.  With B = 0 (the usual initialisation) the delta is
+ * exactly 0 and every output equals the frozen encoder's bit for bit.  The
+ * adapter's tensors are owned elsewhere (learn/lora.h); the encoder only
+ * reads them through this view. */
+typedef enum ns_bert_target { NS_BERT_Q, NS_BERT_K, NS_BERT_V, NS_BERT_O, NS_BERT_NTARGETS } ns_bert_target;
+
+typedef struct ns_bert_lora {
+    int rank;
+    float scale;
+    /* A and B of (layer l, target t) at index l·NS_BERT_NTARGETS + t; NULL
+     * for a projection without an adapter */
+    const float *const *a;
+    const float *const *b;
+} ns_bert_lora;
+
+/* What a training forward keeps for the backward pass (learn/lora.h), for
+ * n sequences of T tokens in all (stacked as the forward stacks them).
+ * Per layer l, in blocks of T rows:
+ *   x     [layers + 1][T × H]   input of layer l; x[layers] = last hidden states
+ *   qkv   [layers][T × 3H]      query, key, value (adapter included)
+ *   ctx   [layers][T × H]       attention output, the output dense layer's input
+ *   h1    [layers][T × H]       x + attention output (LayerNorm 1's input)
+ *   u     [layers][T × I]       intermediate pre-activation (GELU's input)
+ *   h2    [layers][T × H]       LayerNorm 2's input
+ *   m1, r1, m2, r2 [layers][T]  the LayerNorms' means and 1/√(var + eps)
+ *   xa    [layers][NS_BERT_NTARGETS][T × rank]  x·Aᵀ of each adapted projection
+ *   pooled [n × H]              the pooled embedding before normalisation
+ * The attention probabilities are not kept: ns_bert_attention_probs
+ * recomputes them.  Grown on demand; zero-initialise, free with
+ * ns_bert_tape_free. */
+typedef struct ns_bert_tape {
+    int n, layers, hidden, inter, rank;
+    size_t T;
+    int *lens; /* [n] */
+    float *x, *qkv, *ctx, *h1, *u, *h2, *m1, *r1, *m2, *r2, *xa, *pooled;
+    float *blk;
+    size_t cap;
+    int lens_cap;
+} ns_bert_tape;
+void ns_bert_tape_free(ns_bert_tape *t);
+
+/* ns_bert_forward with an adapter (lora NULL: none) and, when tape is
+ * non-NULL, the activations the backward pass needs.  With lora NULL and
+ * tape NULL this is ns_bert_forward. */
+void ns_bert_forward_lora(const ns_bert *m, const ns_bert_lora *lora, int n, const int32_t *const *ids,
+                          const int *lens, ns_bert_tape *tape, float *hidden, float *out);
+
+/* The attention probabilities of head h for one sequence of L tokens whose
+ * query/key/value rows are qkv [L × 3H] (row stride 3H): p [L × L] =
+ * row-softmax(q·kᵀ/√dh + MPNet's relative bias), exactly as the forward
+ * pass computes them. */
+void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, float *p);
+
+/* Read-only view of layer l's frozen weights (PyTorch Linear layout
+ * W[out × in]; wqkv stacks the query, key and value rows). */
+typedef struct ns_bert_layer {
+    const float *wqkv, *bqkv, *wo, *bo, *ln1_g, *ln1_b, *w1, *b1, *w2, *b2, *ln2_g, *ln2_b;
+} ns_bert_layer;
+void ns_bert_layer_weights(const ns_bert *m, int l, ns_bert_layer *out);
+
+/* Folds an adapter into m's weights (W ← W + scale·B·A), for inference at
+ * the frozen encoder's speed through every function of this header, and
+ * mixes tag (an identity of the adapter's values) into m's fingerprint, so
+ * that caches of the frozen model refuse the adapted one.  Call before m is
+ * shared between threads. */
+void ns_bert_merge_lora(ns_bert *m, const ns_bert_lora *lora, uint64_t tag);
+
 /* Encodes texts[0..n) (lengths lens, or NULL for NUL-terminated strings)
  * into out [n, dim]: tokenizes, sorts by length and runs batches of at most
  * `batch` texts (≤ 0: 32), reporting to prog when non-NULL. */

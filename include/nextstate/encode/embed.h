@@ -37,6 +37,7 @@
 #include "nextstate/encode/bert.h"
 #include "nextstate/data/dataset.h"
 #include "nextstate/data/render.h"
+#include "nextstate/encode/features.h"
 #include "nextstate/util/error.h"
 
 #define NS_EMBED_FORMAT "nextstate-embeddings"
@@ -180,6 +181,18 @@ ns_status ns_embed_write_rows(const char *path, const ns_embed_table *t, int64_t
  * the templates under domains_dir. */
 ns_status ns_text_list_dir(ns_text_list *l, const char *dir, const char *domains_dir, ns_prompt_layout layout,
                            ns_error *err);
+
+/* A dataset's text embeddings as feature rows (`train --text-encoder`, the
+ * "text:NAME" feature spec of inputs.h): states [nstates × D] (their paper-
+ * layout prompts) and actions [nactions × D] (their grounded text), either
+ * may be NULL.  A text longer than the window is chunked as `embed` does
+ * (ns_bert_encode_chunks for every text, once any exceeds it), and said on
+ * stderr when progress is on.  Through the cache DATASET_DIR/embeddings/NAME
+ * (NAME+chunks when chunked) when dataset_dir is not NULL, else computed in
+ * memory.  *texts (optional) receives the list the rows come from. */
+ns_status ns_embed_dataset_features(const ns_bert *m, const ns_dataset *ds, const char *domains_dir,
+                                    const char *dataset_dir, bool progress, ns_features *states,
+                                    ns_features *actions, ns_text_list *texts, ns_error *err);
 
 /* ns_embed_prompt_stats of the dataset folder dir; its domain's name into
  * domain. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "nextstate/encode/builtin.h"
 #include "nextstate/encode/features.h"
+#include "nextstate/encode/bert.h"
 
 /* What the model reads: datasets and their stacked feature rows. */
 typedef struct ns_world_inputs {
@@ -40,6 +41,26 @@ int64_t ns_world_applicable_arow(const ns_world_inputs *in, int d, int64_t s, in
  * "DIR/PREFIX"), stacked. */
 ns_status ns_world_inputs_load(ns_world_inputs *in, const ns_dataset *const *ds, int nds, const char *state_spec,
                                const char *action_spec, const ns_vocab *sv, const ns_vocab *av, ns_error *err);
+/* TEXT ENCODERS.  A side whose spec is "text:NAME" reads the embeddings that
+ * a BERT-family encoder (bert.h) makes of its datasets' texts — every
+ * state's paper-layout prompt, every ground action's PDDL text — computed by
+ * ns_embed_dataset_features (embed.h): chunked when a text exceeds the
+ * window, cached under each dataset's folder when dataset_dirs is given.
+ * NAME must be the model's (the folder's base name, or a path ending in
+ * it); one spec serves every dataset of the split. */
+typedef struct ns_text_source {
+    const ns_bert *model;
+    const char *domains_dir;           /* render templates ("domains") */
+    const char *const *dataset_dirs;   /* nds cache parents, or NULL: no cache (an adapted model) */
+    bool progress;
+} ns_text_source;
+/* Whether spec names a text encoder ("text:…"). */
+bool ns_spec_is_text(const char *spec);
+/* ns_world_inputs_load, with text for "text:NAME" sides (NULL: such a spec
+ * is NS_ERR_USAGE). */
+ns_status ns_world_inputs_load_text(ns_world_inputs *in, const ns_dataset *const *ds, int nds,
+                                    const char *state_spec, const char *action_spec, const ns_vocab *sv,
+                                    const ns_vocab *av, const ns_text_source *text, ns_error *err);
 /* Fits the chosen sides of in on the split's training transitions — states:
  * their source and target states; actions: their action rows, each row once
  * — and applies them (ss / as receive the fits; dim 0 for a side not

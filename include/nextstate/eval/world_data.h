@@ -17,10 +17,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "nextstate/data/split.h"
+#include "nextstate/learn/lora.h"
 #include "nextstate/learn/world.h"
+
+/* A text encoder for the "text:NAME" feature specs (encode/inputs.h). */
+typedef struct ns_world_text {
+    const ns_bert *model;    /* the encoder (for a checkpoint: NULL, the one it records is loaded) */
+    const char *domains_dir; /* render templates (NULL: "domains") */
+    bool cache;              /* cache a frozen model's embeddings under each dataset (embed's cache) */
+    bool progress;
+} ns_world_text;
 
 typedef struct ns_world_data {
     ns_split_data sd;
+    ns_bert *model; /* a checkpoint's text encoder, adapter merged (ns_world_data_open_model), else NULL */
     char *state_spec, *action_spec; /* as used */
     ns_vocab sv, av;                /* built-in vocabularies (empty for feature files) */
     ns_feature_std sstd, astd;      /* dim 0: not standardised */
@@ -36,12 +46,30 @@ typedef struct ns_world_data {
  * nothing is left to free. */
 ns_status ns_world_data_open(ns_world_data *wd, const char *split_dir, const char *state_spec, const char *action_spec,
                              const char *standardize, ns_error *err);
+/* The same with a text encoder for "text:NAME" specs (text may be NULL). */
+ns_status ns_world_data_open_text(ns_world_data *wd, const char *split_dir, const char *state_spec,
+                                  const char *action_spec, const char *standardize, const ns_world_text *text,
+                                  ns_error *err);
 
 /* For a trained model w whose checkpoint meta text is meta (model_path names
  * it in errors): vocabularies, specs and standardisation as recorded (a
  * non-NULL spec overrides the recorded one), inputs checked against w. */
 ns_status ns_world_data_open_model(ns_world_data *wd, const char *split_dir, const ns_world *w, const char *model_path,
                                    const char *meta, const char *state_spec, const char *action_spec, ns_error *err);
+/* The same for a checkpoint whose features come from a text encoder: the
+ * model its "encoder" record names is loaded (ns_embed_model_load) and must
+ * have the recorded fingerprint; its LoRA adapter, when the record has one,
+ * is read from the checkpoint's tensors and merged (ns_bert_merge_lora); the
+ * embeddings of every text are then computed (cached only without an
+ * adapter).  text supplies the templates and progress (may be NULL). */
+ns_status ns_world_data_open_model_text(ns_world_data *wd, const char *split_dir, const ns_world *w,
+                                        const char *model_path, const char *meta, const char *state_spec,
+                                        const char *action_spec, const ns_world_text *text, ns_error *err);
+
+/* The checkpoint's "encoder" record of a text encoder (frozen: its
+ * fingerprint before any merge) and its adapter l (NULL: none):
+ * {"model": NAME, "fingerprint": "16 hex digits", "lora": {…} | null}. */
+void ns_world_encoder_json(ns_buf *b, const char *name, uint64_t fingerprint, const ns_lora *l);
 void ns_world_data_free(ns_world_data *wd);
 
 /* The list a run scores, with its pools. */

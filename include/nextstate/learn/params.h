@@ -118,6 +118,13 @@ ns_status ns_params_save(const ns_params *p, const char *path, const ns_ckpt_opt
  * mismatch is NS_ERR_INPUT too; p is unchanged on any error.  info may be
  * NULL. */
 ns_status ns_params_load(ns_params *p, const char *path, ns_ckpt_info *info, ns_error *err);
+/* ns_params_load for a file whose table starts with p's and holds more
+ * tensors after it (another part of the model saved alongside, e.g. an
+ * encoder's adapter, read with ns_params_read): those are left alone. */
+ns_status ns_params_load_prefix(ns_params *p, const char *path, ns_ckpt_info *info, ns_error *err);
+/* A new allocated table holding a's tensors, then b's (names must differ),
+ * with their values and moments: for saving two parts in one file. */
+ns_status ns_params_concat(ns_params *out, const ns_params *a, const ns_params *b, ns_error *err);
 /* Builds a fresh table from the file (p uninitialised on entry), allocates
  * and loads it — for tools that inspect a checkpoint. */
 ns_status ns_params_read(ns_params *p, const char *path, ns_ckpt_info *info, ns_error *err);

@@ -5,7 +5,9 @@
  *   target = π_s(E(s′))  (the state head is shared by source and target)
  *
  * E is a frozen encoder computed elsewhere (features, below); only the
- * projection heads π_s, π_a and the transition T are trained.
+ * projection heads π_s, π_a and the transition T are trained — unless E is a
+ * text encoder adapted alongside (LoRA, learn/adapt.h: its features are
+ * written per batch through an ns_world_feed).
  *
  * PROJECTION HEAD (π_s and π_a alike): (L − 1) blocks of
  * [Linear in→H, LayerNorm(H), GELU], then Linear H→out (out = 128).  The
@@ -202,6 +204,22 @@ typedef ns_status (*ns_world_scorer)(const ns_world *w, const ns_world_inputs *i
                                      const int64_t *pools, int pool_size, uint64_t seed, double hit[3], double *mrr,
                                      ns_error *err);
 
+/* FEATURES IN THE LOOP.  When a batch's features come from an encoder that
+ * is trained alongside the model (a LoRA-adapted text encoder, learn/adapt.h),
+ * ns_world_batch_loss calls the feed: prepare before the heads read any row,
+ * with the state rows (2n: the sources, then the targets) and the distinct
+ * action rows the batch reads, so that it writes their current features into
+ * the inputs' dense rows; backward after the heads' backward pass, with the
+ * gradients of the loss w.r.t. those rows as read (dstate [2n × state_dim],
+ * daction [na × action_dim], same order; a state listed twice gets one
+ * gradient per listing).  Dense features only. */
+typedef struct ns_world_feed {
+    void (*prepare)(void *ctx, const int64_t *srows, int ns, const int64_t *arows, int na);
+    void (*backward)(void *ctx, const int64_t *srows, int ns, const float *dstate, const int64_t *arows, int na,
+                     const float *daction);
+    void *ctx;
+} ns_world_feed;
+
 typedef struct ns_train_opts {
     double lr;            /* 4e-5 */
     double weight_decay;  /* 0.01 */
@@ -231,6 +249,7 @@ typedef struct ns_train_opts {
     /* called after each epoch (may be NULL); returning false stops training */
     bool (*on_epoch)(void *ctx, int epoch, double loss, double dev_hit5, double seconds);
     void *ctx;
+    const ns_world_feed *feed; /* NULL: the features are fixed (ns_world_batch_loss) */
 } ns_train_opts;
 
 void ns_train_opts_init(ns_train_opts *o);
@@ -263,6 +282,14 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
  * features_json (a JSON object text or NULL), "train": train_json}. */
 ns_status ns_world_save(const ns_world *w, const char *path, const char *features_json, const char *train_json,
                         ns_error *err);
+/* ns_world_save with the text encoder the features come from: meta gains
+ * "encoder": encoder_json (an object, e.g. {"model", "fingerprint",
+ * "lora"}), and the tensors of extra (its adapter; names unlike the model's)
+ * follow the model's in the file.  ns_world_load accepts such tensors after
+ * its own when the meta has an "encoder" object (read them with
+ * ns_params_read). */
+ns_status ns_world_save_with(const ns_world *w, const char *path, const char *features_json, const char *train_json,
+                             const char *encoder_json, const ns_params *extra, ns_error *err);
 /* Loads a checkpoint: builds the model from its config and loads the
  * weights.  *meta (if non-NULL) receives the meta text (free it). */
 ns_status ns_world_load(ns_world *w, const char *path, char **meta, ns_error *err);
