@@ -14,7 +14,8 @@ Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
           on the child (PLANNER_TABLE):
             hwl       nextstate plan --model hwl.model (the default learned planner)
             hwl-gbfs  ... --algo guided (GBFS on the learned h, h^FF's helpful actions preferred)
-            hwl-lama  ... --algo lama (the learned h in LAMA-first's search beside h^LM)
+            hwl-lama  ... --algo lama (the learned h in LAMA-first's search beside h^FF and h^LM)
+            hwl-lamah ... --algo lama-h (the learned h in h^FF's place beside h^LM)
             hwl4-gbfs, hwl4-lama  the same with 4 WL iterations (model kind hwl4)
             xgb       the first paper's WL-XGBoost (delta) model, --algo guided
             gbfs      nextstate solve --search gbfs (h^FF, preferred operators)
@@ -134,7 +135,8 @@ def _fd_lama(dfile, prob, model, plan):
 PLANNER_TABLE = {
     "hwl": ("hwl", _ns_plan()),                       # plan's default for a learned heuristic
     "hwl-gbfs": ("hwl", _ns_plan("--algo", "guided")),  # GBFS on h, h^FF's helpful actions preferred
-    "hwl-lama": ("hwl", _ns_plan("--algo", "lama")),  # h in LAMA-first's search beside h^LM
+    "hwl-lama": ("hwl", _ns_plan("--algo", "lama")),  # h in LAMA-first's search beside h^FF and h^LM
+    "hwl-lamah": ("hwl", _ns_plan("--algo", "lama-h")),  # h in LAMA-first's search in h^FF's place
     "hwl4-gbfs": ("hwl4", _ns_plan("--algo", "guided")),  # the same with 4 WL iterations
     "hwl4-lama": ("hwl4", _ns_plan("--algo", "lama")),
     "xgb": ("xgb", _ns_plan("--algo", "guided")),     # the first paper's WL-XGBoost, model-guided GBFS-h^FF

@@ -92,6 +92,7 @@ static int plan_problem(const plan_model *m, const char *domain, const char *pro
     const char *algo = !m->hwl                     ? ns_planner_algo_name(o->algo)
                        : o->algo == NS_PLAN_SEARCH ? "hwl"
                        : o->algo == NS_PLAN_LAMA   ? "hwl+lama"
+                       : o->algo == NS_PLAN_LAMA_H ? "hwl-in-lama"
                                                    : "hwl+ff-preferred";
     ns_ground_limits lim = {o->time_limit, 0};
     cli_task ct;
@@ -155,7 +156,7 @@ int cmd_plan(int argc, char **argv)
             int k = ns_planner_algo_parse(v);
             if (k < 0) {
                 free(rest);
-                return cli_usage("plan", "--algo expects beam, restart, search, guided or lama");
+                return cli_usage("plan", "--algo expects beam, restart, search, guided, lama or lama-h");
             }
             o.algo = (ns_planner_algo)k;
             i++;

@@ -85,14 +85,17 @@ typedef struct lama {
     ns_evaluator own;      /* h^FF, when o->evaluator is not given */
     const ns_evaluator *ev; /* the first heuristic: o->evaluator or &own */
     int unit;              /* ev's keys per unit of cost (progress is counted in units) */
+    const ns_evaluator *extra; /* o->extra: a third heuristic with lists 4 and 5, or NULL */
+    int xunit;
     int lmw;
     lnode *nodes;
     ns_word *acc; /* lmw words per state */
     size_t ncap;
     lentry *E;
     size_t nE, capE;
-    hqueue q[4]; /* ev, ev preferred, lm, lm preferred */
-    long prio[4];
+    hqueue q[6]; /* ev, ev preferred, lm, lm preferred, extra, extra preferred */
+    long prio[6];
+    int nq;      /* 4, or 6 with an extra heuristic */
     int *ops, *pff, *plm;
     uint32_t *pmark, pstamp;
     ns_word *state, *accbuf;
@@ -115,7 +118,8 @@ static size_t lama_bytes(const lama *s)
 {
     size_t b = ns_registry_bytes(&s->reg) + s->ncap * (sizeof(lnode) + (size_t)s->lmw * sizeof(ns_word)) +
                s->capE * sizeof(lentry) + (s->ev->bytes ? s->ev->bytes(s->ev->ctx) : 0);
-    for (int i = 0; i < 4; i++) b += s->q[i].bytes + s->q[i].capb * sizeof(fifo);
+    for (int i = 0; i < s->nq; i++) b += s->q[i].bytes + s->q[i].capb * sizeof(fifo);
+    if (s->extra && s->extra->bytes) b += s->extra->bytes(s->extra->ctx);
     return b;
 }
 
@@ -148,9 +152,10 @@ static void extract_plan(lama *s, uint32_t goal)
 }
 
 /* Queues the successors of the evaluated state cur (in s->state) with keys
- * hff, hlm; preferred ones (of either heuristic: the first's are
- * s->pff[0..nff), from its evaluation) also in lists 1 and 3. */
-static void queue_successors(lama *s, uint32_t cur, int hff, int hlm, int nff)
+ * hff, hlm (and hx in lists 4, 5 with an extra heuristic); preferred ones
+ * (of h^FF's place: s->pff[0..nff), from its evaluation, or of h^LM) also in
+ * the odd lists. */
+static void queue_successors(lama *s, uint32_t cur, int hff, int hlm, int hx, int nff)
 {
     int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
     bool pref = s->o->preferred;
@@ -167,9 +172,11 @@ static void queue_successors(lama *s, uint32_t cur, int hff, int hlm, int nff)
         s->E[s->nE++] = (lentry){cur, op};
         hq_push(&s->q[0], hff, e);
         hq_push(&s->q[2], hlm, e);
+        if (s->extra) hq_push(&s->q[4], hx, e);
         if (pref && s->pmark[op] == s->pstamp) {
             hq_push(&s->q[1], hff, e);
             hq_push(&s->q[3], hlm, e);
+            if (s->extra) hq_push(&s->q[5], hx, e);
         }
     }
     s->r->generated += nops;
@@ -182,7 +189,7 @@ static uint32_t next_state(lama *s)
     const ns_task *t = s->t;
     for (;;) {
         int best = -1;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < s->nq; i++)
             if (s->q[i].size && (best < 0 || s->prio[i] < s->prio[best])) best = i;
         if (best < 0) return NS_NO_STATE;
         s->prio[best]++;
@@ -214,7 +221,7 @@ static ns_status run(lama *s)
 {
     const ns_task *t = s->t;
     ns_search_result *r = s->r;
-    int best_ff = NS_H_INF, best_lm = NS_H_INF;
+    int best_ff = NS_H_INF, best_lm = NS_H_INF, best_x = NS_H_INF;
     uint32_t cur = ns_registry_insert(&s->reg, t->init, NULL);
     ensure_nodes(s, cur);
     s->nodes[cur] = (lnode){NS_NO_STATE, -1, 0, 0};
@@ -225,9 +232,11 @@ static ns_status run(lama *s)
         int hff = s->ev->eval(s->ev->ctx, s->state, s->o->preferred ? s->pff : NULL, &nff);
         int hlm = hff == NS_H_INF ? NS_H_INF
                                   : ns_lmcount_eval(&s->lmc, s->acc + (size_t)cur * (size_t)s->lmw, s->state);
+        int hx = 0;
+        if (s->extra && hlm != NS_H_INF) hx = s->extra->eval(s->extra->ctx, s->state, NULL, NULL);
         r->evaluated++;
         if (r->evaluated == 1) r->init_h = hff;
-        s->nodes[cur].evaluated = hff == NS_H_INF || hlm == NS_H_INF ? 2 : 1;
+        s->nodes[cur].evaluated = hff == NS_H_INF || hlm == NS_H_INF || hx == NS_H_INF ? 2 : 1;
         if (s->nodes[cur].evaluated == 1) {
             if (ns_task_is_goal(t, s->state)) {
                 r->expanded++;
@@ -236,12 +245,14 @@ static ns_status run(lama *s)
             }
             /* progress: a new best landmark count, or a first heuristic value
                lower by a whole unit of cost (a learned heuristic's keys are finer) */
-            bool progress = hff / s->unit < best_ff || hlm < best_lm;
-            if (progress && best_ff != NS_H_INF) s->prio[1] -= 1000, s->prio[3] -= 1000;
+            bool progress = hff / s->unit < best_ff || hlm < best_lm || (s->extra && hx / s->xunit < best_x);
+            if (progress && best_ff != NS_H_INF)
+                for (int i = 1; i < s->nq; i += 2) s->prio[i] -= 1000;
             if (hff / s->unit < best_ff) best_ff = hff / s->unit;
             if (hlm < best_lm) best_lm = hlm;
+            if (s->extra && hx / s->xunit < best_x) best_x = hx / s->xunit;
             r->expanded++;
-            queue_successors(s, cur, hff, hlm, nff);
+            queue_successors(s, cur, hff, hlm, hx, nff);
         }
         if (s->o->memory_limit && lama_bytes(s) > s->o->memory_limit) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
@@ -287,6 +298,9 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
         s.ev = &s.own;
     }
     s.unit = s.ev->unit > 1 ? s.ev->unit : 1;
+    s.extra = o->extra;
+    s.xunit = s.extra && s.extra->unit > 1 ? s.extra->unit : 1;
+    s.nq = s.extra ? 6 : 4;
     ns_registry_init(&s.reg, t->nwords);
     bool *keep = NULL;
     if (o->prune_irrelevant) {
@@ -305,7 +319,7 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     st = run(&s);
     free(s.ops), free(s.pff), free(s.plm), free(s.pmark), free(s.state), free(s.accbuf);
     free(s.nodes), free(s.acc), free(s.E);
-    for (int i = 0; i < 4; i++) hq_free(&s.q[i]);
+    for (int i = 0; i < 6; i++) hq_free(&s.q[i]);
     ns_succgen_free(&s.sg);
     ns_registry_free(&s.reg);
     ns_evaluator_free(&s.own);

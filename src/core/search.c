@@ -586,6 +586,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->preferred_fn = NULL;
     o->preferred_ctx = NULL;
     o->evaluator = NULL;
+    o->extra = NULL;
 }
 
 ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result *r)

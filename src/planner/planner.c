@@ -23,12 +23,13 @@ int ns_planner_algo_parse(const char *name)
     if (!strcmp(name, "search")) return NS_PLAN_SEARCH;
     if (!strcmp(name, "guided")) return NS_PLAN_GUIDED;
     if (!strcmp(name, "lama")) return NS_PLAN_LAMA;
+    if (!strcmp(name, "lama-h")) return NS_PLAN_LAMA_H;
     return -1;
 }
 
 const char *ns_planner_algo_name(ns_planner_algo a)
 {
-    static const char *const names[] = {"beam", "restart", "search", "guided", "lama"};
+    static const char *const names[] = {"beam", "restart", "search", "guided", "lama", "lama-h"};
     return names[a];
 }
 
@@ -442,7 +443,7 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
                           ns_error *err)
 {
     memset(r, 0, sizeof *r);
-    if (o->algo == NS_PLAN_LAMA) {
+    if (o->algo == NS_PLAN_LAMA || o->algo == NS_PLAN_LAMA_H) {
         ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "algo lama needs a learned heuristic (learn --model hwl)");
         return r->status = NS_ERR_USAGE;
     }
@@ -507,9 +508,10 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
 {
     memset(r, 0, sizeof *r);
     double t0 = ns_cpu_now();
-    /* SEARCH: h alone (WL-GOOSE); otherwise h with h^FF's helpful actions as
-       preferred operators */
-    bool helpful = o->algo != NS_PLAN_SEARCH;
+    /* SEARCH: h alone (WL-GOOSE); LAMA: h beside LAMA's h^FF, which gives the
+       helpful actions; otherwise h with h^FF's helpful actions as preferred
+       operators */
+    bool helpful = o->algo != NS_PLAN_SEARCH && o->algo != NS_PLAN_LAMA;
     ns_evaluator ev;
     ns_status st = ns_hwl_evaluator(&ev, h, t, helpful, err);
     if (st != NS_OK) {
@@ -518,8 +520,10 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     }
     ns_search_opts so;
     ns_search_opts_default(&so);
-    so.algo = o->algo == NS_PLAN_LAMA ? NS_SEARCH_LAMA : NS_SEARCH_GBFS;
-    so.evaluator = &ev;
+    bool lama = o->algo == NS_PLAN_LAMA || o->algo == NS_PLAN_LAMA_H;
+    so.algo = lama ? NS_SEARCH_LAMA : NS_SEARCH_GBFS;
+    if (o->algo == NS_PLAN_LAMA) so.extra = &ev;
+    else so.evaluator = &ev;
     so.preferred = helpful;
     so.time_limit = o->time_limit;
     so.memory_limit = o->memory_limit;

@@ -239,8 +239,8 @@ static void test_evaluator_and_plan(void)
             ns_evaluator_free(&ev);
         }
         /* the three searches find valid plans for the larger test problems */
-        static const ns_planner_algo algos[] = {NS_PLAN_SEARCH, NS_PLAN_GUIDED, NS_PLAN_LAMA};
-        for (int a = 0; a < 3; a++) {
+        static const ns_planner_algo algos[] = {NS_PLAN_SEARCH, NS_PLAN_GUIDED, NS_PLAN_LAMA, NS_PLAN_LAMA_H};
+        for (int a = 0; a < 4; a++) {
             ns_planner_opts o;
             ns_planner_opts_default(&o);
             o.algo = algos[a];

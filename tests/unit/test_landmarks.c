@@ -302,7 +302,7 @@ static void test_lama_plans_valid(void)
 /* LAMA with an evaluator in h^FF's place: h^FF given as an evaluator is the
  * same search (expansions and plan); a blind evaluator (no preferred
  * operators, a constant key) still finds valid plans, with h^LM alone
- * guiding, and a coarser unit changes nothing for a classical evaluator. */
+ * guiding; a third heuristic (o->extra) beside them finds valid plans. */
 static void test_lama_evaluator(void)
 {
     static const char *const doms[] = {"blocksworld", "logistics", "ferry", "rovers"};
@@ -328,6 +328,11 @@ static void test_lama_evaluator(void)
             CHECK_EQ_INT(r1.plan_len, r0.plan_len);
             for (int k = 0; k < r0.plan_len && k < r1.plan_len; k++) CHECK_EQ_INT(r1.plan[k], r0.plan[k]);
             o.evaluator = &blind;
+            CHECK(ns_search(&g.t, &o, &r2) == NS_OK);
+            CHECK(r2.status != NS_OK || ns_plan_ops_valid(&g.t, r2.plan, r2.plan_len));
+            ns_search_result_free(&r2);
+            o.evaluator = NULL; /* a third heuristic beside h^FF and h^LM */
+            o.extra = &ff;
             CHECK(ns_search(&g.t, &o, &r2) == NS_OK);
             CHECK(r2.status != NS_OK || ns_plan_ops_valid(&g.t, r2.plan, r2.plan_len));
             ns_search_result_free(&r0);

@@ -17,7 +17,9 @@
 #include "nextstate/core/search.h"
 
 /* Runs the search (o->time_limit, o->memory_limit, o->prune_irrelevant,
- * o->preferred are honoured; o->heuristic is not used).  With o->evaluator
+ * o->preferred are honoured; o->heuristic is not used).  With o->extra a
+ * third heuristic keys two more lists (its own and its preferred-only,
+ * preferred by h^FF's place or h^LM), taken in the same round robin.  With o->evaluator
  * (e.g. a learned heuristic) that evaluator takes h^FF's place: its values
  * key the first two lists and its preferred operators join h^LM's; a new best
  * value counts as progress when it is lower by a whole unit (e->unit keys).

@@ -28,6 +28,10 @@ typedef struct ns_search_opts {
     /* A heuristic object (heuristic.h) used instead of `heuristic` when not
        NULL (borrowed: the caller frees it); e.g. a learned heuristic. */
     const ns_evaluator *evaluator;
+    /* LAMA only: a further heuristic (borrowed) with an open list and a
+       preferred-only list of its own beside h^FF's and h^LM's; its new best
+       values count as progress; NULL: none. */
+    const ns_evaluator *extra;
     double time_limit;           /* CPU seconds of the search; <= 0: none */
     size_t memory_limit;         /* bytes of search data; 0: none */
     bool prune_irrelevant;       /* skip operators irrelevant to the goal

@@ -39,9 +39,17 @@
 #include "nextstate/learn/predictor.h"
 #include "nextstate/core/task.h"
 
-/* NS_PLAN_LAMA: a learned heuristic (hwl) in LAMA-first's search, in h^FF's
- * place beside the landmark count (lama.h); hwl models only. */
-typedef enum ns_planner_algo { NS_PLAN_BEAM, NS_PLAN_RESTART, NS_PLAN_SEARCH, NS_PLAN_GUIDED, NS_PLAN_LAMA } ns_planner_algo;
+/* NS_PLAN_LAMA: a learned heuristic (hwl) in LAMA-first's search, a third
+ * heuristic beside h^FF and the landmark count (lama.h); NS_PLAN_LAMA_H: in
+ * h^FF's place.  hwl models only. */
+typedef enum ns_planner_algo {
+    NS_PLAN_BEAM,
+    NS_PLAN_RESTART,
+    NS_PLAN_SEARCH,
+    NS_PLAN_GUIDED,
+    NS_PLAN_LAMA,
+    NS_PLAN_LAMA_H
+} ns_planner_algo;
 
 typedef struct ns_planner_opts {
     ns_planner_algo algo;
@@ -64,7 +72,7 @@ typedef struct ns_planner_result {
 } ns_planner_result;
 
 void ns_planner_opts_default(ns_planner_opts *o);
-/* "beam", "restart", "search", "guided", "lama" -> algo; -1 if unknown. */
+/* "beam", "restart", "search", "guided", "lama", "lama-h" -> algo; -1 if unknown. */
 int ns_planner_algo_parse(const char *name);
 const char *ns_planner_algo_name(ns_planner_algo a);
 
@@ -77,7 +85,8 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
  * as an evaluator: greedy best-first search on h with h^FF's helpful
  * actions as preferred operators (two open lists, search.h); with algo
  * SEARCH, on h alone (WL-GOOSE's search); with algo LAMA, LAMA-first's lazy
- * search with h in h^FF's place beside the landmark count (lama.h).
+ * search with h beside h^FF and the landmark count, with LAMA_H in h^FF's
+ * place (lama.h).
  * predictions counts h's evaluations. */
 ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
                             ns_error *err);
