@@ -17,12 +17,12 @@ the library's ``file:line:col: message``.
 from ._core import NextstateError
 from .task import SEARCHES, HEURISTICS, Task, load, generate, gen_domains, gen_options
 from .features import WLFeatureGenerator, bag_of_literals, states_array
-from .models import MODELS, PLAN_ALGOS, Model, learn, load_model, train_world, evaluate_world
+from .models import HEURISTIC_ALGOS, MODELS, PLAN_ALGOS, Model, learn, load_model, train_world, evaluate_world
 from . import data
 
 __all__ = [
     "NextstateError", "Task", "load", "generate", "gen_domains", "gen_options", "SEARCHES", "HEURISTICS",
     "WLFeatureGenerator", "bag_of_literals", "states_array", "data",
-    "Model", "MODELS", "PLAN_ALGOS", "learn", "load_model", "train_world", "evaluate_world",
+    "Model", "MODELS", "PLAN_ALGOS", "HEURISTIC_ALGOS", "learn", "load_model", "train_world", "evaluate_world",
 ]
 __version__ = "0.1.0"

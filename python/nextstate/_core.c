@@ -872,16 +872,19 @@ static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
     o.memory_limit = (size_t)ml;
     const char *name;
     if (self->kind == 1) {
-        if (algo && strcmp(algo, "guided") && strcmp(algo, "search"))
+        int a = algo ? ns_planner_algo_parse(algo) : NS_PLAN_BEAM;
+        if (a < 0 || (algo && (a == NS_PLAN_BEAM || a == NS_PLAN_RESTART)))
             return PyErr_Format(PyExc_ValueError,
-                                "a learned heuristic plans with algo 'guided' (GBFS on h, h^FF's helpful actions "
-                                "preferred; the default) or 'search' (GBFS on h alone), not '%s'", algo);
-        o.algo = algo && !strcmp(algo, "search") ? NS_PLAN_SEARCH : NS_PLAN_GUIDED;
-        name = o.algo == NS_PLAN_SEARCH ? "hwl" : "hwl+ff-preferred";
+                                "a learned heuristic plans with algo 'lama-h' (h in LAMA-first's search in h^FF's "
+                                "place; the default), 'lama' (beside h^FF and h^LM), 'guided' (GBFS on h, h^FF's "
+                                "helpful actions preferred) or 'search' (GBFS on h alone), not '%s'", algo);
+        o.algo = ns_plan_heuristic_algo((ns_planner_algo)a);
+        name = ns_plan_heuristic_name(o.algo);
     } else {
         if (algo) {
             int a = ns_planner_algo_parse(algo);
-            if (a < 0) return PyErr_Format(PyExc_ValueError, "unknown algo '%s' (beam, restart, search or guided)", algo);
+            if (a < 0 || a == NS_PLAN_LAMA || a == NS_PLAN_LAMA_H)
+                return PyErr_Format(PyExc_ValueError, "unknown algo '%s' (beam, restart, search or guided)", algo);
             o.algo = (ns_planner_algo)a;
         }
         name = ns_planner_algo_name(o.algo);

@@ -39,17 +39,21 @@ def test_learn_hwl_record(hwl):
 
 def test_plan_larger_problem(hwl, tmp_path):
     t = bw_task(tmp_path, 40, 103)
-    r = hwl.plan(t, time_limit=30)
+    r = hwl.plan(t, algo="guided", time_limit=30)  # 40 blocks from 2-6: eager GBFS on h solves it, LAMA's lazy search not in 30 s
     assert r["status"] == "solved" and r["solved"] and r["algo"] == "hwl+ff-preferred"
     assert r["plan_length"] == len(r["plan"]) > 40 and r["expanded"] > 0 and r["predictions"] > 0
     v = t.validate(r["plan"])
     assert v["valid"] and v["length"] == len(r["plan"])
     assert t.validate(t.plan_text(r["plan"]))["valid"]
     assert r["plan_names"][0] == t.op_name(r["plan"][0])
-    # GBFS on h alone (WL-GOOSE's search) on a problem of the training size
+    # GBFS on h alone (WL-GOOSE's search), and the LAMA searches (the default: h in h^FF's place) on a
+    # problem of the training size
     small = bw_task(tmp_path, 6, 9)
-    r = hwl.plan(small, algo="search", time_limit=30)
-    assert r["solved"] and r["algo"] == "hwl" and small.validate(r["plan"])["valid"]
+    for algo, name in (("search", "hwl"), (None, "hwl-in-lama"), ("lama-h", "hwl-in-lama"), ("lama", "hwl+lama")):
+        r = hwl.plan(small, algo=algo, time_limit=30)
+        assert r["solved"] and r["algo"] == name and small.validate(r["plan"])["valid"]
+    with pytest.raises(ValueError):
+        hwl.plan(small, algo="restart")
 
 
 def test_heuristic_values(hwl, tmp_path):

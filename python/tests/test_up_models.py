@@ -62,7 +62,7 @@ def test_engine_plans_with_a_learned_model(dom, learned, train_problems, tmp_pat
             r = planner.solve(problem, timeout=60)
         assert r.status == S.SOLVED_SATISFICING and r.plan is not None, r
         # the model planned (not a classical search): its GBFS on h, h evaluated
-        assert r.metrics["model"] == "hwl" and r.metrics["algo"] == "hwl+ff-preferred"
+        assert r.metrics["model"] == "hwl" and r.metrics["algo"] == "hwl-in-lama"
         assert int(r.metrics["predictions"]) > 0
         check_plan(problem, r.plan, dom, ppath, nsbin, tmp_path)
         if HAVE_FD:  # side by side: lama-first solves the same problem

@@ -83,7 +83,7 @@ class NextstateEngine(Engine, OneshotPlannerMixin):
                     self.model = nextstate.load_model(self.model_path)
                 except nextstate.NextstateError as e:
                     raise up.exceptions.UPUsageError(f"nextstate: cannot load the model: {e}") from e
-            algos = ("guided", "search") if self.model.kind == "hwl" else nextstate.PLAN_ALGOS
+            algos = nextstate.HEURISTIC_ALGOS if self.model.kind == "hwl" else nextstate.PLAN_ALGOS
             if algo is not None and algo not in algos:
                 raise up.exceptions.UPUsageError(f"nextstate: a {self.model.kind} model plans with "
                                                  f"{', '.join(algos)}, not {algo!r}")

@@ -157,16 +157,17 @@ static const command commands[] = {
      "  XGBoost depth 8, eta 0.1, up to 1000 rounds, early stopping after 10 on validation.\n"
      "  The model file keeps the epoch (LSTM) or round (XGBoost) with the least validation loss."},
     {"plan", cmd_plan, "plan with a learned next-state model (beam decoding or model-guided search)",
-     "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided] [--width W]\n"
-     "               [--max-steps N] [--time-limit S] [--plan-file FILE | --plan-dir DIR] [--json]\n"
+     "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided|lama|lama-h]\n"
+     "               [--width W] [--max-steps N] [--time-limit S] [--plan-file FILE | --plan-dir DIR] [--json]\n"
      "  Moves only along valid successors; the model ranks them by the distance between each successor's\n"
      "  encoding and its prediction (cosine in state mode, L2 in delta mode).  beam (default): the paper's\n"
      "  decoder, width 3, no revisits on a path, step cap max(100, 10 x objects).  restart: beams 4x wider\n"
      "  until solved.  search: best-first over states keyed by summed regret (a successor's cost minus\n"
      "  the best sibling's), complete on finite tasks.  guided: GBFS with h^FF whose preferred successors\n"
      "  are the model's choice among FF's helpful actions (XGBoost models).  With a learned heuristic (hwl)\n"
-     "  model: GBFS on h with FF's helpful actions as preferred operators in a second queue, or h alone\n"
-     "  with --algo search.  Every plan is checked before it is written.\n"
+     "  model: lama-h (default): LAMA-first's lazy search with h in h^FF's place beside the landmark count;\n"
+     "  lama: h beside h^FF and h^LM; guided: GBFS on h with FF's helpful actions preferred in a second\n"
+     "  queue; search: GBFS on h alone.  Every plan is checked before it is written.\n"
      "  Exit (one problem): 0 solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 the model\n"
      "  cannot encode this problem (e.g. more objects than FSF slots) or a bad model file."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",

@@ -508,10 +508,11 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
 {
     memset(r, 0, sizeof *r);
     double t0 = ns_cpu_now();
+    ns_planner_algo algo = ns_plan_heuristic_algo(o->algo);
     /* SEARCH: h alone (WL-GOOSE); LAMA: h beside LAMA's h^FF, which gives the
        helpful actions; otherwise h with h^FF's helpful actions as preferred
        operators */
-    bool helpful = o->algo != NS_PLAN_SEARCH && o->algo != NS_PLAN_LAMA;
+    bool helpful = algo != NS_PLAN_SEARCH && algo != NS_PLAN_LAMA;
     ns_evaluator ev;
     ns_status st = ns_hwl_evaluator(&ev, h, t, helpful, err);
     if (st != NS_OK) {
@@ -520,9 +521,9 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     }
     ns_search_opts so;
     ns_search_opts_default(&so);
-    bool lama = o->algo == NS_PLAN_LAMA || o->algo == NS_PLAN_LAMA_H;
+    bool lama = algo == NS_PLAN_LAMA || algo == NS_PLAN_LAMA_H;
     so.algo = lama ? NS_SEARCH_LAMA : NS_SEARCH_GBFS;
-    if (o->algo == NS_PLAN_LAMA) so.extra = &ev;
+    if (algo == NS_PLAN_LAMA) so.extra = &ev;
     else so.evaluator = &ev;
     so.preferred = helpful;
     so.time_limit = o->time_limit;
@@ -541,4 +542,19 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     r->status = st;
     r->seconds = ns_cpu_now() - t0;
     return st;
+}
+
+ns_planner_algo ns_plan_heuristic_algo(ns_planner_algo requested)
+{
+    return requested == NS_PLAN_BEAM || requested == NS_PLAN_RESTART ? NS_PLAN_LAMA_H : requested;
+}
+
+const char *ns_plan_heuristic_name(ns_planner_algo requested)
+{
+    switch (ns_plan_heuristic_algo(requested)) {
+    case NS_PLAN_SEARCH: return "hwl";
+    case NS_PLAN_GUIDED: return "hwl+ff-preferred";
+    case NS_PLAN_LAMA: return "hwl+lama";
+    default: return "hwl-in-lama";
+    }
 }

@@ -92,4 +92,13 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
                             ns_error *err);
 void ns_planner_result_free(ns_planner_result *r);
 
+/* The algorithm a learned heuristic runs for a requested one: SEARCH,
+ * GUIDED, LAMA and LAMA_H as they are; BEAM and RESTART (a next-state
+ * model's decoders, and the CLI's default) give the default, LAMA_H — the
+ * best on experiments/ipc23_validate.sh's generated problems, larger than any
+ * training problem (coverage 8 of 24 against GUIDED's 3, LAMA's 1). */
+ns_planner_algo ns_plan_heuristic_algo(ns_planner_algo requested);
+/* Its name in reports: "hwl" (SEARCH), "hwl+ff-preferred", "hwl+lama", "hwl-in-lama". */
+const char *ns_plan_heuristic_name(ns_planner_algo requested);
+
 #endif
