@@ -219,6 +219,35 @@ def quality(r, best):
     return min(1.0, best / r["cost"]) if best is not None else 1.0
 
 
+def run_all(dom, problems, models, out, root):
+    """Every planner of PLANNERS on problems [(level, path)] of dom: the rows, run or read from
+    out/runs.jsonl (resumable; a problem's key is its path relative to root)."""
+    cache_file = os.path.join(out, "runs.jsonl")
+    cache = {}
+    if os.path.exists(cache_file):
+        for line in open(cache_file):
+            j = json.loads(line)
+            if "rc" in j:  # a run that ran (not "no model" / "no fd")
+                cache[(j["planner"], j["problem"], j["time_limit"])] = j
+    rows = []
+    with open(cache_file, "a") as cf:
+        for level, prob in problems:
+            key = os.path.relpath(prob, root)
+            for planner, name in zip(PLANNERS, NAMES):
+                k = (name, key, TIME_LIMIT)
+                if k not in cache:
+                    r = run_one(planner, dom, prob, models, out)
+                    r.update({"planner": name, "problem": key, "time_limit": TIME_LIMIT, "domain": dom, "level": level})
+                    cache[k] = r
+                    cf.write(json.dumps(r) + "\n")
+                    cf.flush()
+                    if sys.stderr.isatty():
+                        print(f"\r{dom} {level} {os.path.basename(prob)} {name}: "
+                              f"{'solved' if r.get('solved') else 'unsolved'}   ", end="", file=sys.stderr)
+                rows.append(dict(cache[k]))
+    return rows
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     bounds = json.load(open(os.path.join(IPC, "upper_bounds.json")))
@@ -227,32 +256,10 @@ def main():
         out = os.path.join(OUT, dom)
         os.makedirs(out, exist_ok=True)
         models = {k: learn(dom, out, k) for k in model_kinds()}
-        cache_file = os.path.join(out, "runs.jsonl")
-        cache = {}
-        if os.path.exists(cache_file):
-            for line in open(cache_file):
-                j = json.loads(line)
-                if "rc" in j:  # a run that ran (not "no model" / "no fd")
-                    cache[(j["planner"], j["problem"], j["time_limit"])] = j
-        with open(cache_file, "a") as cf:
-            for level in LEVELS:
-                for prob in select_problems(dom, level):
-                    key_prob = os.path.relpath(prob, IPC)
-                    for planner in PLANNERS:
-                        k = (planner.partition("=")[0], key_prob, TIME_LIMIT)
-                        if k not in cache:
-                            r = run_one(planner, dom, prob, models, out)
-                            r.update({"planner": planner.partition("=")[0], "problem": key_prob, "time_limit": TIME_LIMIT,
-                                      "domain": dom, "level": level})
-                            cache[k] = r
-                            cf.write(json.dumps(r) + "\n")
-                            cf.flush()
-                            if sys.stderr.isatty():
-                                print(f"\r{dom} {level} {os.path.basename(prob)} {planner}: "
-                                      f"{'solved' if r.get('solved') else 'unsolved'}   ", end="", file=sys.stderr)
-                        r = dict(cache[k])
-                        r["quality"] = quality(r, bounds.get(key_prob))
-                        rows.append(r)
+        problems = [(level, p) for level in LEVELS for p in select_problems(dom, level)]
+        for r in run_all(dom, problems, models, out, IPC):
+            r["quality"] = quality(r, bounds.get(r["problem"]))
+            rows.append(r)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     table(rows)

@@ -69,28 +69,8 @@ def main():
     for dom in doms:
         models = {k: ipc23.learn(dom, os.path.join(ipc23.OUT, dom), k) for k in ipc23.model_kinds()}
         out = os.path.join(val_out, dom)
-        cache_file = os.path.join(out, "runs.jsonl")
         probs = generate(dom, os.path.join(out, "problems"))
-        cache = {}
-        if os.path.exists(cache_file):
-            for line in open(cache_file):
-                j = json.loads(line)
-                if "rc" in j:  # a run that ran (not "no model" / "no fd")
-                    cache[(j["planner"], j["problem"], j["time_limit"])] = j
-        with open(cache_file, "a") as cf:
-            for size, plist in probs.items():
-                for prob in plist:
-                    key = os.path.relpath(prob, val_out)
-                    for planner, name in zip(ipc23.PLANNERS, ipc23.NAMES):
-                        k = (name, key, ipc23.TIME_LIMIT)
-                        if k not in cache:
-                            r = ipc23.run_one(planner, dom, prob, models, out)
-                            r.update({"planner": name, "problem": key, "time_limit": ipc23.TIME_LIMIT,
-                                      "domain": dom, "level": size})
-                            cache[k] = r
-                            cf.write(json.dumps(r) + "\n")
-                            cf.flush()
-                        rows.append(dict(cache[k]))
+        rows += ipc23.run_all(dom, [(size, p) for size, plist in probs.items() for p in plist], models, out, val_out)
     best = {}
     for r in rows:
         if r.get("solved"):

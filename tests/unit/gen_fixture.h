@@ -1,5 +1,5 @@
-/* gen_fixture.h — test helpers that write generated problems to a folder
- * and compare files byte for byte (test_dataset, test_split). */
+/* gen_fixture.h — test helpers that write generated problems to a folder,
+ * build a small ferry dataset and compare files byte for byte. */
 #ifndef NS_TEST_GEN_FIXTURE_H
 #define NS_TEST_GEN_FIXTURE_H
 
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nextstate/core/gen.h"
+#include "nextstate/data/dataset.h"
 #include "nextstate/util/util.h"
 
 /* Writes DIR/p0.pddl … DIR/p{n-1}.pddl for `domain` with seeds seed0 + i;
@@ -46,6 +47,24 @@ static inline void ns_test_free_paths(char **p, int n)
 {
     for (int i = 0; p && i < n; i++) free(p[i]);
     free(p);
+}
+
+/* Builds *ds (optimal mode, 8 plans, seed 7) from n generated ferry problems
+ * of `cars` cars (seeds 3, 4, …) written to DIR/problems; false (after
+ * printing) on error. */
+static inline bool ns_test_ferry_dataset(ns_dataset *ds, const char *dir, int n, int cars)
+{
+    char pdir[400];
+    snprintf(pdir, sizeof pdir, "%.300s/problems", dir);
+    ns_gen_arg a[1] = {{"cars", cars}};
+    char **paths = ns_test_gen_problems(pdir, "ferry", a, 1, n, 3, false);
+    if (!paths) return false;
+    ns_error e;
+    ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 8, 7, 0, false, false};
+    bool ok = ns_dataset_build(ds, "domains/ferry/domain.pddl", (const char *const *)paths, n, &o, &e) == NS_OK;
+    if (!ok) printf("  building the dataset: %s: %s\n", e.file, e.msg);
+    ns_test_free_paths(paths, n);
+    return ok;
 }
 
 static inline bool ns_test_files_equal(const char *a, const char *b)

@@ -17,6 +17,7 @@
 #include "nextstate/core/gen.h"
 #include "nextstate/data/split.h"
 #include "nextstate/learn/world.h"
+#include "gen_fixture.h"
 #include "test.h"
 
 static char tmpdir[256];
@@ -25,33 +26,7 @@ static bool have_ds;
 /* the inputs borrow the dataset pointer array: keep it alive as long as they are */
 static const ns_dataset *DSP[1] = {&DS};
 
-static bool build_ds(void)
-{
-    char pdir[400];
-    snprintf(pdir, sizeof pdir, "%s/problems", tmpdir);
-    ns_error e;
-    ns_mkdir_p(pdir, &e);
-    enum { NP = 6 };
-    char *paths[NP];
-    bool ok = true;
-    for (int i = 0; i < NP; i++) {
-        ns_buf b;
-        ns_buf_init(&b);
-        char name[32];
-        snprintf(name, sizeof name, "p%d", i);
-        ns_gen_arg a[1] = {{"cars", 3}};
-        ok = ok && ns_gen_problem("ferry", a, 1, (uint64_t)i + 3, name, &b, &e) == NS_OK;
-        paths[i] = malloc(512);
-        snprintf(paths[i], 512, "%s/%s.pddl", pdir, name);
-        if (ok) ok = ns_write_file_atomic(paths[i], b.data, b.len, &e) == NS_OK;
-        ns_buf_free(&b);
-    }
-    ns_dataset_opts o = {NS_SPACE_OPTIMAL, 0, 8, 7, 0, false, false};
-    if (ok) ok = ns_dataset_build(&DS, "domains/ferry/domain.pddl", (const char *const *)paths, NP, &o, &e) == NS_OK;
-    if (!ok) printf("  building the dataset: %s: %s\n", e.file, e.msg);
-    for (int i = 0; i < NP; i++) free(paths[i]);
-    return ok;
-}
+static bool build_ds(void) { return ns_test_ferry_dataset(&DS, tmpdir, 6, 3); }
 
 static bool make_split(ns_split *sp, ns_protocol p)
 {
