@@ -276,7 +276,38 @@ static void i8_quads_c(int32_t *acc, const int8_t *P, const uint32_t *xq, int n4
     }
 }
 
+/* The layer's output from the exact sums acc[0 … w) of block ob (nn.h):
+ * (acc − 128·qsum)·(sx·scale) (+ bias). */
+static void i8_epilogue(float *o, const int32_t *acc, const float *scale, const int32_t *qsum, const float *bias,
+                        float sx, int ob, int w)
+{
+    for (int j = 0; j < w; j++) {
+        int oo = ob * OB + j;
+        float v = (float)(acc[j] - 128 * qsum[oo]) * (sx * scale[oo]);
+        o[oo] = bias ? v + bias[oo] : v;
+    }
+}
+
+/* One input row, its n4 quads quantised in xq: every block's sums from
+ * zero over all of them, then the epilogue (q: the packing's quads). */
+static void i8_row_c(float *o, const int8_t *q, const uint32_t *xq, int n4, const float *scale, const int32_t *qsum,
+                     const float *bias, float sx, int OC)
+{
+    for (int ob = 0; ob * OB < OC; ob++) {
+        int32_t acc[OB] = {0};
+        i8_quads_c(acc, q + (size_t)ob * n4 * 4 * OB, xq, n4);
+        i8_epilogue(o, acc, scale, qsum, bias, sx, ob, OC - ob * OB < OB ? OC - ob * OB : OB);
+    }
+}
+
 #ifdef NS_HAVE_X86_KERNELS
+/* acc += the dot products of the unsigned bytes of x with the signed bytes at
+ * p (vpdpbusd), in place: GCC 12 copies every accumulator of a loop of
+ * _mm512_dpbusd_epi32 through another register each step (the loop's
+ * instructions tripled), inline assembly keeps them where they are. */
+#define NS_DPBUSD(acc, x, p) \
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "m"(*(const __m512i *)(const void *)(p)))
+
 /* The same with vpdpbusd: two sets of eight 16-output accumulators (even
  * and odd quads: sixteen independent chains), one broadcast quad a step;
  * integer sums, so the order does not matter. */
@@ -289,15 +320,54 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_quads_avx5
     for (; c4 + 2 <= n4; c4 += 2, P += 8 * OB) {
         __m512i x0 = _mm512_set1_epi32((int)xq[c4]), x1 = _mm512_set1_epi32((int)xq[c4 + 1]);
         for (int v = 0; v < OB / 16; v++) {
-            a[v] = _mm512_dpbusd_epi32(a[v], x0, _mm512_loadu_si512(P + 64 * v));
-            b[v] = _mm512_dpbusd_epi32(b[v], x1, _mm512_loadu_si512(P + 4 * OB + 64 * v));
+            NS_DPBUSD(a[v], x0, P + 64 * v);
+            NS_DPBUSD(b[v], x1, P + 4 * OB + 64 * v);
         }
     }
     if (c4 < n4) {
         __m512i x0 = _mm512_set1_epi32((int)xq[c4]);
-        for (int v = 0; v < OB / 16; v++) a[v] = _mm512_dpbusd_epi32(a[v], x0, _mm512_loadu_si512(P + 64 * v));
+        for (int v = 0; v < OB / 16; v++) NS_DPBUSD(a[v], x0, P + 64 * v);
     }
     for (int v = 0; v < OB / 16; v++) _mm512_storeu_si512(acc + 16 * v, _mm512_add_epi32(a[v], b[v]));
+}
+
+/* i8_row_c with vpdpbusd: per block the sums stay in registers from the
+ * first quad to the last (no zeroed array, no store and reload), and the
+ * epilogue runs 16 outputs a step — the same float operations lane by lane,
+ * so the same bits.  The GEMV a batch-1 query runs: its speed is the rate at
+ * which the block's weights stream in from L2. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_row_avx512(float *o, const int8_t *q,
+                                                                                const uint32_t *xq, int n4,
+                                                                                const float *scale,
+                                                                                const int32_t *qsum,
+                                                                                const float *bias, float sx, int OC)
+{
+    const __m512 vs = _mm512_set1_ps(sx);
+    for (int ob = 0; ob * OB < OC; ob++) {
+        const int8_t *P = q + (size_t)ob * n4 * 4 * OB;
+        __m512i a[OB / 16], b[OB / 16];
+        for (int v = 0; v < OB / 16; v++) a[v] = b[v] = _mm512_setzero_si512();
+        int c4 = 0;
+        for (; c4 + 2 <= n4; c4 += 2, P += 8 * OB) {
+            __m512i x0 = _mm512_set1_epi32((int)xq[c4]), x1 = _mm512_set1_epi32((int)xq[c4 + 1]);
+            for (int v = 0; v < OB / 16; v++) {
+                NS_DPBUSD(a[v], x0, P + 64 * v);
+                NS_DPBUSD(b[v], x1, P + 4 * OB + 64 * v);
+            }
+        }
+        if (c4 < n4) {
+            __m512i x0 = _mm512_set1_epi32((int)xq[c4]);
+            for (int v = 0; v < OB / 16; v++) NS_DPBUSD(a[v], x0, P + 64 * v);
+        }
+        for (int v = 0; v < OB / 16; v++) { /* scale and qsum are padded to whole blocks; bias is not */
+            int oo = ob * OB + 16 * v;
+            __mmask16 k = lanes16(OC - oo);
+            __m512i s = _mm512_sub_epi32(_mm512_add_epi32(a[v], b[v]), _mm512_slli_epi32(_mm512_loadu_si512(qsum + oo), 7));
+            __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(vs, _mm512_loadu_ps(scale + oo)));
+            if (bias) f = _mm512_add_ps(f, _mm512_maskz_loadu_ps(k, bias + oo));
+            _mm512_mask_storeu_ps(o + oo, k, f);
+        }
+    }
 }
 
 /* max |x[i]| (exact: the order does not matter). */
@@ -335,11 +405,13 @@ void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, c
 {
     if (B <= 0 || OC <= 0) return;
     void (*quads)(int32_t *, const int8_t *, const uint32_t *, int) = i8_quads_c;
+    void (*row)(float *, const int8_t *, const uint32_t *, int, const float *, const int32_t *, const float *, float,
+                int) = i8_row_c;
     void (*quant)(uint32_t *, const float *, int, int, float) = quantise_quads;
     float (*amax)(const float *, int) = absmax;
 #ifdef NS_HAVE_X86_KERNELS
     if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-        quads = i8_quads_avx512, quant = quantise_avx512, amax = absmax_avx512;
+        quads = i8_quads_avx512, row = i8_row_avx512, quant = quantise_avx512, amax = absmax_avx512;
 #endif
     int nb = (OC + OB - 1) / OB, C4 = (C + 3) / 4;
     const float *scale = (const float *)(const void *)packed;
@@ -351,20 +423,19 @@ void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, c
         float *o = out + (size_t)b * OC;
         const float *x = inp + (size_t)b * C;
         float m = C > 0 ? amax(x, C) : 0.0f, sx = m / 127.0f, inv = m > 0 ? 127.0f / m : 0.0f;
-        if (once) quant(xq, x, C, C4, inv);
+        if (once) { /* the row quantised once; each block's sums in one pass */
+            quant(xq, x, C, C4, inv);
+            row(o, q, xq, C4, scale, qsum, bias, sx, OC);
+            continue;
+        }
         for (int ob = 0; ob < nb; ob++) {
             int32_t acc[OB] = {0};
             for (int c0 = 0; c0 < C4; c0 += QSEG) {
                 int n4 = C4 - c0 < QSEG ? C4 - c0 : QSEG;
-                if (!once) quant(xq, x + 4 * (size_t)c0, C - 4 * c0, n4, inv);
+                quant(xq, x + 4 * (size_t)c0, C - 4 * c0, n4, inv);
                 quads(acc, q + ((size_t)ob * C4 + c0) * 4 * OB, xq, n4);
             }
-            int w = OC - ob * OB < OB ? OC - ob * OB : OB;
-            for (int j = 0; j < w; j++) {
-                int oo = ob * OB + j;
-                float v = (float)(acc[j] - 128 * qsum[oo]) * (sx * scale[oo]);
-                o[oo] = bias ? v + bias[oo] : v;
-            }
+            i8_epilogue(o, acc, scale, qsum, bias, sx, ob, OC - ob * OB < OB ? OC - ob * OB : OB);
         }
     }
 }
