@@ -43,10 +43,16 @@ void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int c
 
 /* ---- dense linear ------------------------------------------------------- */
 
+static void gemv(float *out, const float *x, const float *W, const float *bias, int C, int OC);
+
 void ns_linear_forward(float *out, const float *inp, const float *weight, const float *bias, int B, int C,
                        int OC)
 {
     if (B <= 0 || OC <= 0) return;
+    if (B == 1 && C > 0) { /* one row: a matrix-vector product (BLAS's sgemm pays its packing for every call) */
+        gemv(out, inp, weight, bias, C, OC);
+        return;
+    }
     if (bias)
         for (int b = 0; b < B; b++) memcpy(out + (size_t)b * OC, bias, (size_t)OC * sizeof(float));
     if (C <= 0) {
@@ -544,6 +550,82 @@ __attribute__((target("avx512f"))) static void dots_avx512(float *out, const flo
 }
 #endif
 
+/* out[o] = W[o, :] · x (+ bias[o]) for o < OC: ns_linear_forward at batch 1.
+ * C: dot_l16 per row.  AVX-512: eight rows at a time, each a 16-lane
+ * fused multiply-add chain over the row (the tail masked), the eight reduced
+ * together by one transposed tree; the weights stream through once. */
+static void gemv_c(float *out, const float *x, const float *W, const float *bias, int C, int OC)
+{
+    for (int o = 0; o < OC; o++) {
+        float s = dot_l16(W + (size_t)o * C, x, C);
+        out[o] = bias ? s + bias[o] : s;
+    }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The sums of the 16 lanes of each of a[0 … 8), in order. */
+__attribute__((target("avx512f"))) static inline __m256 hsum8x16(const __m512 *a)
+{
+    __m512 b[4], c[2];
+    for (int i = 0; i < 4; i++) /* rows 2i, 2i+1: 8 lanes each */
+        b[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x44),
+                             _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xee));
+    for (int i = 0; i < 2; i++) /* rows 4i … 4i+3: 4 lanes each, one per quarter */
+        c[i] = _mm512_add_ps(_mm512_shuffle_f32x4(b[2 * i], b[2 * i + 1], 0x88),
+                             _mm512_shuffle_f32x4(b[2 * i], b[2 * i + 1], 0xdd));
+    /* quarter q: rows q (lanes 0, 1) and q + 4 (lanes 2, 3), two partial sums each */
+    __m512 d = _mm512_add_ps(_mm512_shuffle_ps(c[0], c[1], 0x44), _mm512_shuffle_ps(c[0], c[1], 0xee));
+    __m512 e = _mm512_add_ps(d, _mm512_permute_ps(d, 0xb1));
+    const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 2, 6, 10, 14, 0, 0, 0, 0, 0, 0, 0, 0);
+    return _mm512_castps512_ps256(_mm512_permutexvar_ps(idx, e));
+}
+
+__attribute__((target("avx512f"))) static void gemv_avx512(float *out, const float *x, const float *W,
+                                                          const float *bias, int C, int OC)
+{
+    int o = 0, C16 = C - C % 16;
+    __mmask16 tail = lanes16(C - C16);
+    for (; o + 8 <= OC; o += 8) {
+        const float *w = W + (size_t)o * C;
+        __m512 a[8];
+        for (int r = 0; r < 8; r++) a[r] = _mm512_setzero_ps();
+        int d = 0;
+        for (; d < C16; d += 16) {
+            __m512 xv = _mm512_loadu_ps(x + d);
+            for (int r = 0; r < 8; r++) a[r] = _mm512_fmadd_ps(_mm512_loadu_ps(w + (size_t)r * C + d), xv, a[r]);
+        }
+        if (tail) {
+            __m512 xv = _mm512_maskz_loadu_ps(tail, x + d);
+            for (int r = 0; r < 8; r++)
+                a[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w + (size_t)r * C + d), xv, a[r]);
+        }
+        __m256 s = hsum8x16(a);
+        if (bias) s = _mm256_add_ps(s, _mm256_loadu_ps(bias + o));
+        _mm256_storeu_ps(out + o, s);
+    }
+    for (; o < OC; o++) {
+        const float *w = W + (size_t)o * C;
+        __m512 a = _mm512_setzero_ps();
+        int d = 0;
+        for (; d < C16; d += 16) a = _mm512_fmadd_ps(_mm512_loadu_ps(w + d), _mm512_loadu_ps(x + d), a);
+        if (tail) a = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, w + d), _mm512_maskz_loadu_ps(tail, x + d), a);
+        float v = _mm512_reduce_add_ps(a);
+        out[o] = bias ? v + bias[o] : v;
+    }
+}
+#endif
+
+static void gemv(float *out, const float *x, const float *W, const float *bias, int C, int OC)
+{
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512f")) {
+        gemv_avx512(out, x, W, bias, C, OC);
+        return;
+    }
+#endif
+    gemv_c(out, x, W, bias, C, OC);
+}
+
 static void dots(float *out, const float *q, const float *C, const int64_t *rows, int n, int D)
 {
 #ifdef NS_HAVE_X86_KERNELS
@@ -841,8 +923,9 @@ void ns_resmlp_forward(float *out, float *scratch, const float *hs, const float 
     ns_linear_forward_as(s.a1, s.x, w->w1, w->h1, w->q1, w->b1, B, dx, d.hidden);    /* a1 = W1·x + b1 */
     ns_gelu_forward(s.g1, s.a1, (size_t)B * d.hidden);                              /* g1 = GELU(a1)  */
     ns_linear_forward_as(s.z, s.g1, w->w2, w->h2, w->q2, w->b2, B, d.hidden, d.out); /* z = W2·g1 + b2 */
-    /* z += h_s · W_resᵀ (the bfloat16 or int8 product through dz, which backward clears first) */
-    if (w->h_res || w->q_res) {
+    /* z += h_s · W_resᵀ (the bfloat16 or int8 product, or a single row's, through dz, which backward clears
+     * first) */
+    if (w->h_res || w->q_res || B == 1) {
         size_t bo = (size_t)B * d.out;
         ns_linear_forward_as(s.dz, hs, w->w_res, w->h_res, w->q_res, NULL, B, d.ds, d.out);
         for (size_t i = 0; i < bo; i++) s.z[i] += s.dz[i];

@@ -174,6 +174,39 @@ static void test_linear_reference(void)
     free(x), free(w), free(b), free(dout), free(out), free(dx), free(dw), free(db), free(dx2), free(out2);
 }
 
+/* Batch 1 takes a matrix-vector kernel of its own (nn.c gemv): the float64
+ * sums within float rounding, and the same row in a batch of 3 (sgemm) to
+ * the same tolerance — rows of C not a multiple of 16, outputs not of 8, with
+ * and without bias, and the paper's widths. */
+static void test_linear_batch1(void)
+{
+    const int shapes[6][2] = {{1, 1}, {7, 3}, {16, 8}, {37, 21}, {384, 384}, {256, 128}};
+    for (int t = 0; t < 6; t++) {
+        int C = shapes[t][0], OC = shapes[t][1];
+        float *x = zeros(3 * C), *w = zeros(OC * C), *b = zeros(OC), *one = zeros(OC), *three = zeros(3 * OC);
+        nn_fill(x, 3 * C, 11 + t, -1, 1), nn_fill(w, OC * C, 12 + t, -0.5f, 0.5f), nn_fill(b, OC, 13 + t, -1, 1);
+        double worst = 0, worst_b = 0;
+        for (int nb = 0; nb < 2; nb++) {
+            const float *bias = nb ? NULL : b;
+            ns_linear_forward(one, x + C, w, bias, 1, C, OC); /* row 1 alone */
+            ns_linear_forward(three, x, w, bias, 3, C, OC);
+            for (int o = 0; o < OC; o++) {
+                double ref = bias ? bias[o] : 0, mag = fabs(ref);
+                for (int c = 0; c < C; c++) {
+                    ref += (double)w[(size_t)o * C + c] * x[C + c];
+                    mag += fabs((double)w[(size_t)o * C + c] * x[C + c]);
+                }
+                worst = fmax(worst, fabs(one[o] - ref) / (mag + 1e-30));
+                worst_b = fmax(worst_b, fabs(one[o] - three[OC + o]) / (mag + 1e-30));
+            }
+        }
+        if (worst > 1e-6 || worst_b > 2e-6) printf("  C %d OC %d: rel error %.3g, against the batch %.3g\n", C, OC, worst, worst_b);
+        CHECK(worst <= 1e-6);
+        CHECK(worst_b <= 2e-6);
+        free(x), free(w), free(b), free(one), free(three);
+    }
+}
+
 typedef struct lin_ctx {
     float *x, *w, *b, *dout, *out;
     int B, C, OC;
@@ -575,6 +608,7 @@ int main(void)
     NS_RUN(test_i8_linear);
     NS_RUN(test_linear_reference);
     NS_RUN(test_linear_gradcheck);
+    NS_RUN(test_linear_batch1);
     NS_RUN(test_sparse_reference);
     NS_RUN(test_sparse_vs_dense);
     NS_RUN(test_layernorm_reference);
