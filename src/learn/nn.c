@@ -764,8 +764,8 @@ static NS_ALWAYS_INLINE float sqdev8(const float *x, float m, int n)
     return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
 }
 
-NS_VEC_CLONES void ns_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight,
-                          const float *bias, int N, int C, float eps)
+NS_VEC_CLONES static void layernorm_c(float *out, float *mean, float *rstd, const float *inp, const float *weight,
+                                      const float *bias, int N, int C, float eps)
 {
     for (int n = 0; n < N; n++) {
         const float *x = inp + (size_t)n * C;
@@ -782,6 +782,73 @@ NS_VEC_CLONES void ns_layernorm_forward(float *out, float *mean, float *rstd, co
         mean[n] = m;
         rstd[n] = r;
     }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* ((a0 + a4) + (a1 + a5)) + ((a2 + a6) + (a3 + a7)): sum8's last step. */
+__attribute__((target("avx512f,avx512vl"))) static inline float combine8(__m256 a)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1)); /* a_k + a_{k+4} */
+    __m128 t = _mm_add_ps(s, _mm_shuffle_ps(s, s, 0xb1));                           /* s0 + s1, …, s2 + s3 */
+    return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehl_ps(t, t)));
+}
+
+/* layernorm_c with sum8 and sqdev8 as eight-lane chains (their partial sums
+ * are the lanes: the same additions in the same order), the rows
+ * normalised 16 at a time — the same bits.  A row's statistics are two
+ * chains of C/8 dependent additions; GCC's vectorised clone of the C loops
+ * shuffles each partial sum through a scalar and the stack instead. */
+__attribute__((target("avx512f,avx512vl"))) static void layernorm_avx512(float *out, float *mean, float *rstd,
+                                                                        const float *inp, const float *weight,
+                                                                        const float *bias, int N, int C, float eps)
+{
+    int C8 = C - C % 8;
+    __mmask8 t8 = (__mmask8)((1u << (C - C8)) - 1u);
+    for (int n = 0; n < N; n++) {
+        const float *x = inp + (size_t)n * C;
+        float *y = out + (size_t)n * C;
+        __m256 acc = _mm256_setzero_ps();
+        for (int i = 0; i < C8; i += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(x + i));
+        if (t8) acc = _mm256_mask_add_ps(acc, t8, acc, _mm256_maskz_loadu_ps(t8, x + C8));
+        float m = C > 0 ? combine8(acc) / (float)C : 0.0f;
+        __m256 vm = _mm256_set1_ps(m);
+        acc = _mm256_setzero_ps();
+        for (int i = 0; i < C8; i += 8) {
+            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(d, d));
+        }
+        if (t8) {
+            __m256 d = _mm256_sub_ps(_mm256_maskz_loadu_ps(t8, x + C8), vm);
+            acc = _mm256_mask_add_ps(acc, t8, acc, _mm256_mul_ps(d, d));
+        }
+        float v = C > 0 ? combine8(acc) / (float)C : 0.0f;
+        float r = 1.0f / sqrtf(v + eps);
+        __m512 m16 = _mm512_set1_ps(m), r16 = _mm512_set1_ps(r);
+        for (int i = 0; i < C; i += 16) { /* (x − m)·r (·w + b): bias only with a weight, as layernorm_c */
+            __mmask16 k = lanes16(C - i);
+            __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), m16), r16);
+            if (weight) {
+                t = _mm512_mul_ps(t, _mm512_maskz_loadu_ps(k, weight + i));
+                if (bias) t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(k, bias + i));
+            }
+            _mm512_mask_storeu_ps(y + i, k, t);
+        }
+        mean[n] = m;
+        rstd[n] = r;
+    }
+}
+#endif
+
+void ns_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight,
+                          const float *bias, int N, int C, float eps)
+{
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) {
+        layernorm_avx512(out, mean, rstd, inp, weight, bias, N, C, eps);
+        return;
+    }
+#endif
+    layernorm_c(out, mean, rstd, inp, weight, bias, N, C, eps);
 }
 
 /* s1 = Σ dx̂, s2 = Σ dx̂·x̂ over one row, dx̂ = dy·w (dy when w is NULL; the
@@ -833,29 +900,117 @@ NS_VEC_CLONES void ns_layernorm_backward(float *dinp, float *dweight, float *dbi
 
 /* ---- activations ------------------------------------------------------------ */
 
-#define NS_SQRT1_2F 0.70710678118654752440f
-#define NS_INV_SQRT_2PIF 0.39894228040143267794f
+#define gelu_cdf ns_fast_gelu_cdf
 
-/* Φ(x) = (1 + erf(x/√2))/2 and φ(x) = e^{−x²/2}/√(2π), sharing e^{−x²/2};
- * in the lower tail Φ comes from erfc directly (relative accuracy). */
-static NS_ALWAYS_INLINE float gelu_cdf(float x, float *pdf)
-{
-    float u = (x < 0 ? -x : x) * NS_SQRT1_2F;
-    float e = ns_fast_expf(-u * u);
-    float small = 0.5f * ns_erf_small_(u);
-    float half_erfc = 0.5f * ns_erfcx_large_(u) * e;
-    float upper = u < NS_ERF_SPLIT ? 0.5f + small : 1.0f - half_erfc;
-    float lower = u < NS_ERF_SPLIT ? 0.5f - small : half_erfc;
-    *pdf = NS_INV_SQRT_2PIF * e;
-    return x < 0 ? lower : upper;
-}
-
-NS_VEC_CLONES void ns_gelu_forward(float *out, const float *inp, size_t n)
+NS_VEC_CLONES static void gelu_c(float *out, const float *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         float x = inp[i], pdf;
         out[i] = x * gelu_cdf(x, &pdf);
     }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* fastmath.h's functions lane by lane: the same float operations in the same
+ * order (no fused multiply-adds), so the same bits. */
+__attribute__((target("avx512f,avx512dq"))) static inline __m512 expf_avx512(__m512 x)
+{
+    x = _mm512_max_ps(_mm512_set1_ps(-87.0f), x); /* x < −87 ? −87 : x, a NaN kept (vmaxps returns its second) */
+    x = _mm512_min_ps(_mm512_set1_ps(88.0f), x);
+    __m512 t = _mm512_add_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _mm512_set1_ps(12582912.0f));
+    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));
+    __m512i ni = _mm512_sub_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(0x4B400000));
+    __m512 r = _mm512_sub_ps(x, _mm512_mul_ps(n, _mm512_set1_ps(0.693359375f)));
+    r = _mm512_sub_ps(r, _mm512_mul_ps(n, _mm512_set1_ps(-2.12194440e-4f)));
+    static const float c[5] = {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f,
+                               5.0000001201e-1f};
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    for (int k = 0; k < 5; k++) p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(c[k]));
+    p = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(p, _mm512_mul_ps(r, r)), r), _mm512_set1_ps(1.0f));
+    __m512i sc = _mm512_slli_epi32(_mm512_add_epi32(ni, _mm512_set1_epi32(127)), 23);
+    return _mm512_mul_ps(p, _mm512_castsi512_ps(sc));
+}
+
+__attribute__((target("avx512f"))) static inline __m512 erf_small_avx512(__m512 u)
+{
+    static const float c[5] = {-8.118070672e-04f, 5.198829378e-03f, -2.685849686e-02f, 1.128367896e-01f,
+                               -3.761263264e-01f};
+    __m512 z = _mm512_mul_ps(u, u), q = _mm512_set1_ps(8.267443795e-05f);
+    for (int k = 0; k < 5; k++) q = _mm512_add_ps(_mm512_mul_ps(q, z), _mm512_set1_ps(c[k]));
+    __m512 corr = _mm512_add_ps(_mm512_set1_ps(-5.921017e-08f), _mm512_mul_ps(z, q));
+    return _mm512_mul_ps(u, _mm512_add_ps(_mm512_set1_ps(1.12837922573089600f), corr));
+}
+
+__attribute__((target("avx512f"))) static inline __m512 erfcx_large_avx512(__m512 u)
+{
+    static const float c[9] = {2.497851291e-01f,  -2.463831653e-01f, 2.471502714e-02f,
+                               -2.509560913e-02f, 8.690753384e-02f,  1.760337654e-01f,
+                               2.468450622e-01f,  2.820945865e-01f,  2.820947923e-01f};
+    __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                             _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(_mm512_set1_ps(0.5f), u)));
+    __m512 s = _mm512_set1_ps(-7.717384902e-02f);
+    for (int k = 0; k < 9; k++) s = _mm512_add_ps(_mm512_mul_ps(s, t), _mm512_set1_ps(c[k]));
+    return _mm512_mul_ps(t, s);
+}
+
+/* gelu_c, each input through its side of the split only: a chunk's inputs
+ * are sorted into the two sides (compressed), each side computed 16 at a time,
+ * and the results put back in place (expanded) — the formula's bits, at half
+ * the work of evaluating both sides of every lane. */
+__attribute__((target("avx512f,avx512dq"))) static void gelu_avx512(float *out, const float *inp, size_t n)
+{
+    enum { CH = 512 };
+    float us[CH + 16], ul[CH + 16];
+    __mmask16 ms[CH / 16];
+    const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+    const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    for (size_t i0 = 0; i0 < n; i0 += CH) {
+        int m = n - i0 < CH ? (int)(n - i0) : CH, ns = 0, nl = 0;
+        const float *x = inp + i0;
+        for (int j = 0; j < m; j += 16) { /* u = |x|/√2, each to its side */
+            __mmask16 live = lanes16(m - j);
+            __m512 u = _mm512_mul_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(live, x + j)), _mm512_set1_ps(NS_SQRT1_2F));
+            __mmask16 sm = _mm512_mask_cmp_ps_mask(live, u, _mm512_set1_ps(NS_ERF_SPLIT), _CMP_LT_OQ);
+            ms[j / 16] = sm;
+            _mm512_mask_compressstoreu_ps(us + ns, sm, u);
+            _mm512_mask_compressstoreu_ps(ul + nl, live & (__mmask16)~sm, u);
+            ns += __builtin_popcount(sm);
+            nl += __builtin_popcount(live & (__mmask16)~sm);
+        }
+        _mm512_storeu_ps(us + ns, _mm512_setzero_ps()); /* each side's last vector: zeros past its inputs */
+        _mm512_storeu_ps(ul + nl, _mm512_setzero_ps());
+        for (int j = 0; j < ns; j += 16) /* ½·erf(u) */
+            _mm512_storeu_ps(us + j, _mm512_mul_ps(half, erf_small_avx512(_mm512_loadu_ps(us + j))));
+        for (int j = 0; j < nl; j += 16) { /* ½·erfc(u) = ½·erfcx(u)·e^{−u²} */
+            __m512 u = _mm512_loadu_ps(ul + j);
+            __m512 e = expf_avx512(_mm512_mul_ps(_mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(u), sign)), u));
+            _mm512_storeu_ps(ul + j, _mm512_mul_ps(_mm512_mul_ps(half, erfcx_large_avx512(u)), e));
+        }
+        ns = nl = 0;
+        for (int j = 0; j < m; j += 16) { /* Φ by the sign of x, then x·Φ */
+            __mmask16 live = lanes16(m - j), sm = ms[j / 16], lg = live & (__mmask16)~sm;
+            __m512 xv = _mm512_maskz_loadu_ps(live, x + j);
+            __m512 sv = _mm512_maskz_expandloadu_ps(sm, us + ns), lv = _mm512_maskz_expandloadu_ps(lg, ul + nl);
+            ns += __builtin_popcount(sm);
+            nl += __builtin_popcount(lg);
+            __m512 upper = _mm512_mask_blend_ps(sm, _mm512_sub_ps(one, lv), _mm512_add_ps(half, sv));
+            __m512 lower = _mm512_mask_blend_ps(sm, lv, _mm512_sub_ps(half, sv));
+            __mmask16 neg = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_LT_OQ);
+            _mm512_mask_storeu_ps(out + i0 + j, live, _mm512_mul_ps(xv, _mm512_mask_blend_ps(neg, upper, lower)));
+        }
+    }
+}
+#endif
+
+void ns_gelu_forward(float *out, const float *inp, size_t n)
+{
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+        gelu_avx512(out, inp, n);
+        return;
+    }
+#endif
+    gelu_c(out, inp, n);
 }
 
 NS_VEC_CLONES void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n)

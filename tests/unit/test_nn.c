@@ -4,6 +4,7 @@
  * gradient buffers, the sparse layer against the dense one, and the two
  * composite blocks (residual MLP, FiLM) at toy and at the paper's sizes. */
 #include "nextstate/learn/nn.h"
+#include "nextstate/util/fastmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -205,6 +206,87 @@ static void test_linear_batch1(void)
         CHECK(worst_b <= 2e-6);
         free(x), free(w), free(b), free(one), free(three);
     }
+}
+
+/* ns_gelu_forward = x·ns_fast_gelu_cdf(x) (fastmath.h) evaluated here one
+ * input at a time, bit for bit, whichever kernel runs (the AVX-512 one
+ * computes each input on its side of erf's split only): a grid through both
+ * sides and both signs, the split itself, the tails (e^−u² clamped), zeros,
+ * subnormals, infinities; lengths that leave every lane remainder, past one
+ * chunk of the kernel; in place too. */
+static void test_gelu_bits(void)
+{
+    enum { N = 1400 };
+    float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float)), *z = malloc(N * sizeof(float));
+    for (int i = 0; i < N; i++) x[i] = -14.0f + 28.0f * (float)((i * 787) % N) / (float)N; /* shuffled */
+    const float special[] = {0.0f, -0.0f, 1.3258252f, -1.3258252f, 1.3258253f, -1.3258253f, 1e-40f, -1e-40f,
+                             INFINITY, -INFINITY, 1e30f, -1e30f, 13.9f, -13.9f};
+    for (size_t k = 0; k < sizeof special / sizeof *special; k++) x[7 * k + 3] = special[k];
+    x[5] = 0.9375f * 1.41421356f, x[6] = -0.9375f * 1.41421356f; /* u at the split */
+    const int lens[] = {1, 15, 16, 17, 100, 511, 512, 513, 1025, N};
+    int bad = 0;
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+        int n = lens[k];
+        ns_gelu_forward(y, x, (size_t)n);
+        for (int i = 0; i < n; i++) {
+            float pdf, r = x[i] * ns_fast_gelu_cdf(x[i], &pdf);
+            if (memcmp(&r, &y[i], sizeof r) != 0) {
+                if (bad++ < 5) printf("  gelu(%.9g) = %.9g, formula %.9g (n %d)\n", x[i], y[i], r, n);
+            }
+        }
+    }
+    memcpy(z, x, N * sizeof(float));
+    ns_gelu_forward(z, z, N); /* in place */
+    CHECK(memcmp(z, y, N * sizeof(float)) == 0);
+    CHECK(bad == 0);
+    free(x), free(y), free(z);
+}
+
+/* ns_layernorm_forward = nn.c's arithmetic recomputed here with plain
+ * loops, bit for bit, whichever kernel runs: the mean and the variance each
+ * summed in 8 interleaved partial sums (lane k takes x[k], x[k+8], …),
+ * combined as ((p0 + p4) + (p1 + p5)) + ((p2 + p6) + (p3 + p7)); then
+ * ((x − m)·r)·w + b.  Widths that leave every remainder of 8 and 16, several
+ * rows, weight and bias given or not (a bias without a weight is ignored). */
+static float ln_sum8_ref(const float *x, float m, int C, bool sq)
+{
+    float p[8] = {0};
+    for (int i = 0; i < C; i++) {
+        float d = x[i] - m;
+        p[i % 8] += sq ? d * d : x[i];
+    }
+    return ((p[0] + p[4]) + (p[1] + p[5])) + ((p[2] + p[6]) + (p[3] + p[7]));
+}
+
+static void test_layernorm_bits(void)
+{
+    const int widths[] = {1, 5, 8, 13, 16, 23, 128, 384, 1031};
+    int bad = 0;
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+        int N = 3, C = widths[k];
+        float *x = zeros(N * C), *w = zeros(C), *b = zeros(C), *y = zeros(N * C), mean[3], rstd[3];
+        nn_fill(x, (size_t)N * C, 40 + k, -2, 3), nn_fill(w, C, 50 + k, 0.5f, 1.5f), nn_fill(b, C, 60 + k, -1, 1);
+        for (int mode = 0; mode < 3; mode++) { /* affine, weight only, none */
+            const float *wp = mode < 2 ? w : NULL, *bp = mode == 0 ? b : NULL;
+            ns_layernorm_forward(y, mean, rstd, x, wp, mode == 2 ? b : bp, N, C, NS_LN_EPS);
+            for (int n = 0; n < N; n++) {
+                const float *xr = x + n * C;
+                float m = ln_sum8_ref(xr, 0, C, false) / (float)C;
+                float v = ln_sum8_ref(xr, m, C, true) / (float)C, r = 1.0f / sqrtf(v + NS_LN_EPS);
+                bad += memcmp(&m, &mean[n], sizeof m) != 0 || memcmp(&r, &rstd[n], sizeof r) != 0;
+                for (int i = 0; i < C; i++) {
+                    float t = (xr[i] - m) * r;
+                    if (wp) t = t * wp[i];
+                    if (wp && bp) t = t + bp[i];
+                    if (memcmp(&t, &y[n * C + i], sizeof t) != 0 && bad++ < 5)
+                        printf("  layernorm C %d mode %d row %d [%d]: %.9g, plain loops %.9g\n", C, mode, n, i,
+                               y[n * C + i], t);
+                }
+            }
+        }
+        free(x), free(w), free(b), free(y);
+    }
+    CHECK(bad == 0);
 }
 
 typedef struct lin_ctx {
@@ -613,7 +695,9 @@ int main(void)
     NS_RUN(test_sparse_vs_dense);
     NS_RUN(test_layernorm_reference);
     NS_RUN(test_layernorm_gradcheck);
+    NS_RUN(test_layernorm_bits);
     NS_RUN(test_activations_reference);
+    NS_RUN(test_gelu_bits);
     NS_RUN(test_activations_gradcheck);
     NS_RUN(test_resmlp_reference);
     NS_RUN(test_resmlp_gradcheck);

@@ -36,7 +36,9 @@ void ns_dots_rows(float *out, const float *q, const float *C, const int64_t *row
 
 /* ---- dense linear: out = inp · Wᵀ + bias ------------------------------- */
 
-/* out[B×OC] = inp[B×C] · weight[OC×C]ᵀ + bias[OC]   (bias may be NULL). */
+/* out[B×OC] = inp[B×C] · weight[OC×C]ᵀ + bias[OC]   (bias may be NULL).
+ * B = 1 takes a matrix-vector kernel (AVX-512 where the CPU has it) instead
+ * of ns_sgemm: its sums round unlike sgemm's in the last bits. */
 void ns_linear_forward(float *out, const float *inp, const float *weight, const float *bias, int B, int C,
                        int OC);
 /* bfloat16 inference: x rounded to nearest even (NaN stays NaN). */
@@ -101,7 +103,9 @@ void ns_sparse_linear_backward(float *dweight, float *dbias, const float *dout, 
 
 /* out[N×C] = (inp − μ)/√(σ² + eps) · weight[C] + bias[C], with μ, σ² the
  * mean and biased variance of each row; mean[N] and rstd[N] = 1/√(σ²+eps)
- * are saved for backward.  weight and bias may be NULL (no affine part). */
+ * are saved for backward.  weight and bias may be NULL (no affine part).
+ * μ and σ² are float sums in 8 interleaved partial sums, the same bits from
+ * the AVX-512 kernel (where the CPU has it) as from the C loops. */
 void ns_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *weight,
                           const float *bias, int N, int C, float eps);
 /* dinp[N×C] += ∂/∂inp;  dweight[C] += Σ_n dout·x̂;  dbias[C] += Σ_n dout.
@@ -111,7 +115,9 @@ void ns_layernorm_backward(float *dinp, float *dweight, float *dbias, const floa
 
 /* ---- pointwise activations (n elements; out may alias inp) -------------- */
 
-/* GELU, exact erf form (torch default): out = x/2 · (1 + erf(x/√2)). */
+/* GELU, exact erf form (torch default): out = x/2 · (1 + erf(x/√2)), as
+ * x·ns_fast_gelu_cdf(x) (fastmath.h) — to the bit from the AVX-512 kernel
+ * too, which evaluates each input on its side of erf's split only. */
 void ns_gelu_forward(float *out, const float *inp, size_t n);
 /* dinp[n] += dout · GELU′(inp). */
 void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n);

@@ -139,6 +139,25 @@ static inline float ns_fast_erfcf(float x)
     return x < NS_ERF_SPLIT ? small : large;
 }
 
+#define NS_SQRT1_2F 0.70710678118654752440f
+#define NS_INV_SQRT_2PIF 0.39894228040143267794f
+
+/* Φ(x) = (1 + erf(x/√2))/2 and φ(x) = e^{−x²/2}/√(2π), sharing e^{−x²/2};
+ * in the lower tail Φ comes from erfc directly (relative accuracy).  GELU
+ * (nn.c) is x·Φ(x); its AVX-512 kernel repeats these operations lane by
+ * lane. */
+static NS_ALWAYS_INLINE float ns_fast_gelu_cdf(float x, float *pdf)
+{
+    float u = (x < 0 ? -x : x) * NS_SQRT1_2F;
+    float e = ns_fast_expf(-u * u);
+    float small = 0.5f * ns_erf_small_(u);
+    float half_erfc = 0.5f * ns_erfcx_large_(u) * e;
+    float upper = u < NS_ERF_SPLIT ? 0.5f + small : 1.0f - half_erfc;
+    float lower = u < NS_ERF_SPLIT ? 0.5f - small : half_erfc;
+    *pdf = NS_INV_SQRT_2PIF * e;
+    return x < 0 ? lower : upper;
+}
+
 /* 1 / (1 + e^−x). */
 static inline float ns_fast_sigmoidf(float x) { return 1.0f / (1.0f + ns_fast_expf(-x)); }
 
