@@ -2,6 +2,9 @@
 # `make test` runs unit and end-to-end tests; `make SAN=1 test` builds and
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-san/;
 # `make NOBLAS=1` uses plain-C matrix products instead of OpenBLAS.
+# Builds run one job per core (JOBS=N to change it), output grouped per target.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
+MAKEFLAGS += -j$(JOBS) --output-sync=target
 
 CC      ?= cc
 SAN     ?= 0
@@ -95,13 +98,17 @@ $(PY_STAMP): $(LIB_SRC) $(HEADERS) $(PY_SRC)
 	@if [ -x $(PY_VENV)/bin/pip ]; then $(PY_VENV)/bin/pip install -q --no-build-isolation --no-deps . && touch $@; \
 	 else echo "python: no $(PY_VENV) (scripts/deps.sh makes it); the Python package is not built"; fi
 
-test: deps all python
+# deps first, alone: it installs the compiler and libraries the rest needs
+test: deps
+	@$(MAKE) --no-print-directory all python
 	@BUILD=$(BUILD) tests/run.sh
 
-demo: deps $(BIN)
+demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@BUILD=$(BUILD) scripts/demo.sh
 
-bench: deps $(BIN)
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@BUILD=$(BUILD) bench/run.sh
 
 # libFuzzer targets (fuzz/*.c): `make fuzz` builds the library with clang,

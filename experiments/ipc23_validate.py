@@ -3,8 +3,9 @@
 testing problems: the models experiments/ipc23.py learns from training/easy
 (same OUT, so they are shared), planned on problems *generated* here, larger
 than any training problem, for the IPC domains whose files nextstate's
-generators match (ferry, rovers, satellite, floortile: the generated problem
-is renamed to the IPC domain's name).  Run through experiments/ipc23_validate.sh.
+generators match (blocksworld, ferry, rovers, satellite, floortile: the
+generated problem gets the IPC domain's name and, where they differ, its
+predicate names).  Run through experiments/ipc23_validate.sh.
 
 Environment: ipc23.py's (PLANNERS, TIME_LIMIT, SOLVE_LIMIT, TRAIN_EVERY, OUT,
 IPC) and VAL_SEEDS ("1 2 3": generator seeds per size).  Writes
@@ -22,6 +23,7 @@ import ipc23  # noqa: E402
 
 # Sizes two to four times the largest training problem (35-43 objects) and beyond.
 SIZES = {
+    "blocksworld": {"m": ["--blocks", "40"], "l": ["--blocks", "70"]},
     "ferry": {"m": ["--locations", "40", "--cars", "150"], "l": ["--locations", "60", "--cars", "250"]},
     "rovers": {"m": ["--rovers", "8", "--waypoints", "40", "--objectives", "12", "--cameras", "10", "--goals", "40"],
                "l": ["--rovers", "14", "--waypoints", "80", "--objectives", "20", "--cameras", "16", "--goals", "80"]},
@@ -33,6 +35,8 @@ SIZES = {
                   "l": ["--rows", "5", "--columns", "5", "--robots", "2"]},
 }
 SEEDS = os.environ.get("VAL_SEEDS", "1 2 3").split()
+# the generator's predicate names -> the IPC file's, where they differ
+RENAME = {"blocksworld": {"ontable": "on-table", "handempty": "arm-empty"}}
 
 
 def generate(dom, out):
@@ -50,6 +54,8 @@ def generate(dom, out):
                 text = subprocess.run([ipc23.NS, "gen", dom, "--seed", seed, *opts, "--problem-name", f"val-{size}-{seed}"],
                                       check=True, stdout=subprocess.PIPE, text=True).stdout
                 text = re.sub(r"\(:domain\s+[^\s)]+\)", f"(:domain {name})", text, count=1)
+                for a, b in RENAME.get(dom, {}).items():
+                    text = re.sub(rf"\({a}([\s)])", rf"({b}\1", text)
                 # static atoms of predicates the IPC file does not declare (e.g. not-eq) go: planners that
                 # refuse undeclared predicates (Fast Downward) read the same problem
                 text = re.sub(r"\(([a-z][a-z0-9_-]*)(\s[^()]*)\)",

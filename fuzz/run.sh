@@ -2,7 +2,8 @@
 # Builds the fuzzers (make fuzz), makes seed corpora at run time from
 # domains/, the shared benchmarks and small outputs of nextstate itself (no
 # benchmark file is committed), then runs each target for FUZZ_SECONDS
-# (default 20) with one job; any crash, leak or UB finding fails the run.
+# (default 20) with one job, FUZZ_JOBS (the number of cores) targets at a
+# time; any crash, leak or UB finding fails the run.
 #   fuzz/run.sh [TARGET…]     FUZZ_SECONDS=300 fuzz/run.sh fuzz_pddl
 # FUZZ_CORPUS=DIR keeps the corpora in DIR/<target> between runs (long
 # campaigns resume where they stopped); by default they live in a temp dir.
@@ -56,12 +57,24 @@ h='{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"BF16","sh
 export NS_FUZZ_DATASET=$W/ds NS_FUZZ_SPLIT=$W/sp
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_pddl fuzz_plan fuzz_npy fuzz_json fuzz_safetensors fuzz_world fuzz_predictor fuzz_manifest fuzz_split)
+# each target on one core, FUZZ_JOBS (default: the number of cores) at a time
+fuzz_one() {
+    local t=$1 len=65536 rc=0
+    mkdir -p "$W/art/$t"
+    if [ "$t" = fuzz_pddl ]; then len=16384; fi
+    build-fuzz/fuzz/$t -max_total_time="$SECS" -max_len=$len -rss_limit_mb=2048 \
+        -artifact_prefix="$W/art/$t/" "$CORPUS/$t" >"$W/$t.log" 2>&1 || rc=$?
+    echo $rc >"$W/$t.rc"
+}
+JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    fuzz_one "$t" &
+done
+wait
 status=0
 for t in "${targets[@]}"; do
-    mkdir -p "$W/art/$t"
-    len=65536; [ "$t" = fuzz_pddl ] && len=16384
-    if build-fuzz/fuzz/$t -max_total_time="$SECS" -max_len=$len -rss_limit_mb=2048 \
-        -artifact_prefix="$W/art/$t/" "$CORPUS/$t" >"$W/$t.log" 2>&1; then
+    if [ "$(cat "$W/$t.rc")" = 0 ]; then
         echo "$t: ok, $(grep -Eo 'Done [0-9]+ runs' "$W/$t.log" | tail -1 | grep -Eo '[0-9]+') executions in ${SECS}s"
     else
         status=1

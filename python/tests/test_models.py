@@ -49,7 +49,7 @@ def test_plan_larger_problem(hwl, tmp_path):
     # GBFS on h alone (WL-GOOSE's search), and the LAMA searches (the default: h in h^FF's place) on a
     # problem of the training size
     small = bw_task(tmp_path, 6, 9)
-    for algo, name in (("search", "hwl"), (None, "hwl+lama"), ("lama-h", "hwl-in-lama"), ("lama", "hwl+lama")):
+    for algo, name in (("search", "hwl"), (None, "hwl-in-lama"), ("lama-h", "hwl-in-lama"), ("lama", "hwl+lama")):
         r = hwl.plan(small, algo=algo, time_limit=30)
         assert r["solved"] and r["algo"] == name and small.validate(r["plan"])["valid"]
     with pytest.raises(ValueError):

@@ -96,7 +96,7 @@ typedef struct lama {
     hqueue q[6]; /* ev, ev preferred, lm, lm preferred, extra, extra preferred */
     long prio[6];
     int nq;      /* 4, or 6 with an extra heuristic */
-    int *ops, *pff, *plm;
+    int *ops, *pff;
     uint32_t *pmark, pstamp;
     ns_word *state, *accbuf;
     double cpu_start;
@@ -153,8 +153,8 @@ static void extract_plan(lama *s, uint32_t goal)
 
 /* Queues the successors of the evaluated state cur (in s->state) with keys
  * hff, hlm (and hx in lists 4, 5 with an extra heuristic); preferred ones
- * (of h^FF's place: s->pff[0..nff), from its evaluation, or of h^LM) also in
- * the odd lists. */
+ * (h^FF's place's: s->pff[0..nff), from its evaluation) also in the odd
+ * lists. */
 static void queue_successors(lama *s, uint32_t cur, int hff, int hlm, int hx, int nff)
 {
     int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
@@ -162,8 +162,6 @@ static void queue_successors(lama *s, uint32_t cur, int hff, int hlm, int hx, in
     if (pref) {
         s->pstamp++;
         for (int k = 0; k < nff; k++) s->pmark[s->pff[k]] = s->pstamp;
-        int nlm = ns_lmcount_preferred(&s->lmc, s->ops, nops, s->plm);
-        for (int k = 0; k < nlm; k++) s->pmark[s->plm[k]] = s->pstamp;
     }
     NS_GROW(s->E, s->capE, s->nE + (size_t)nops);
     for (int k = 0; k < nops; k++) {
@@ -312,12 +310,11 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     size_t no = (size_t)t->nops + 1;
     s.ops = ns_xmalloc(no * sizeof(int));
     s.pff = ns_xmalloc(no * sizeof(int));
-    s.plm = ns_xmalloc(no * sizeof(int));
     s.pmark = ns_xcalloc(no, sizeof(uint32_t));
     s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
     s.accbuf = ns_xmalloc(((size_t)s.lmw + 1) * sizeof(ns_word));
     st = run(&s);
-    free(s.ops), free(s.pff), free(s.plm), free(s.pmark), free(s.state), free(s.accbuf);
+    free(s.ops), free(s.pff), free(s.pmark), free(s.state), free(s.accbuf);
     free(s.nodes), free(s.acc), free(s.E);
     for (int i = 0; i < 6; i++) hq_free(&s.q[i]);
     ns_succgen_free(&s.sg);

@@ -564,7 +564,6 @@ void ns_lmcount_init(ns_lmcount *h, const ns_landmarks *g)
 {
     h->g = g;
     h->future = ns_xcalloc((size_t)g->n + 1, 1);
-    h->nfuture = 0;
 }
 
 void ns_lmcount_free(ns_lmcount *h)
@@ -577,7 +576,6 @@ int ns_lmcount_eval(ns_lmcount *h, const ns_word *acc, const ns_word *s)
 {
     const ns_landmarks *g = h->g;
     memset(h->future, 0, (size_t)g->n + 1);
-    h->nfuture = 0;
     if (g->unsolvable) return NS_H_INF;
     if (ns_task_is_goal(g->task, s)) return 0;
     int count = 0;
@@ -592,33 +590,5 @@ int ns_lmcount_eval(ns_lmcount *h, const ns_word *acc, const ns_word *s)
     }
     for (int i = 0; i < g->n; i++)
         if (g->lm[i].goal && !h->future[i] && !ns_landmark_holds(g, i, s)) h->future[i] = 1, count++;
-    h->nfuture = count;
     return count > 0 ? count : 1; /* a non-goal state (e.g. a negative goal violated) */
-}
-
-/* Does op add an atom of a future landmark (simple ones when simple, else
- * disjunctive ones)? */
-static bool achieves_future(const ns_lmcount *h, int op, bool simple)
-{
-    const ns_landmarks *g = h->g;
-    const ns_op *o = &g->task->ops[op];
-    const int *add = ns_op_add(g->task, o);
-    for (int k = 0; k < o->nadd; k++)
-        for (int j = g->atom_lm_start[add[k]]; j < g->atom_lm_start[add[k] + 1]; j++) {
-            int i = g->atom_lm[j];
-            if (h->future[i] && (g->lm[i].natoms == 1) == simple) return true;
-        }
-    return false;
-}
-
-int ns_lmcount_preferred(const ns_lmcount *h, const int *ops, int nops, int *out)
-{
-    if (h->nfuture == 0) return 0;
-    for (int pass = 0; pass < 2; pass++) {
-        int n = 0;
-        for (int k = 0; k < nops; k++)
-            if (achieves_future(h, ops[k], pass == 0)) out[n++] = ops[k];
-        if (n > 0) return n;
-    }
-    return 0;
 }

@@ -1,8 +1,11 @@
 /* lama.h — LAMA-first's search (Richter & Westphal 2010; Fast Downward's
  * --alias lama-first): lazy greedy best-first search over two heuristics,
- * h^FF and the landmark count h^LM (landmarks.h), with preferred operators
- * from both.  Four open lists — h^FF, h^FF preferred-only, h^LM, h^LM
- * preferred-only — hold (parent, operator) entries keyed by the parent's
+ * h^FF and the landmark count h^LM (landmarks.h), with h^FF's helpful
+ * actions as preferred operators (as Fast Downward's alias: landmark_sum
+ * with pref=false; h^LM's own preferred operators cost LAMA-first every
+ * blocksworld problem of 40 blocks in ipc23_validate, where without them it
+ * solves them in about a second).  Four open lists — h^FF, h^FF
+ * preferred-only, h^LM, h^LM preferred-only (successors preferred by h^FF) — hold (parent, operator) entries keyed by the parent's
  * value; they are taken round-robin by lowest priority (a taken list's
  * priority rises by one), and every new best value of either heuristic
  * lowers the preferred lists' priorities by 1000.  A successor is generated

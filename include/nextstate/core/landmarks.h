@@ -97,17 +97,11 @@ void ns_landmarks_progress(const ns_landmarks *g, const ns_word *parent_acc, con
 typedef struct ns_lmcount {
     const ns_landmarks *g;
     uint8_t *future; /* landmark -> not accepted or required again (last evaluation) */
-    int nfuture;
 } ns_lmcount;
 
 void ns_lmcount_init(ns_lmcount *h, const ns_landmarks *g);
 void ns_lmcount_free(ns_lmcount *h);
 /* h^LM(s) with accepted landmarks acc; NS_H_INF when g is unsolvable. */
 int ns_lmcount_eval(ns_lmcount *h, const ns_word *acc, const ns_word *s);
-/* Preferred operators of the state last evaluated: the operators of
- * ops[0..nops) (applicable in it) adding an atom of a future simple
- * landmark, else of a future disjunctive one; written to out (may alias
- * ops), order kept; returns their number. */
-int ns_lmcount_preferred(const ns_lmcount *h, const int *ops, int nops, int *out);
 
 #endif
