@@ -4,7 +4,10 @@
 # `make NOBLAS=1` uses plain-C matrix products instead of OpenBLAS.
 # Builds run one job per core (JOBS=N to change it), output grouped per target.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
+# (set at the top level only: sub-makes share its jobs)
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(JOBS) --output-sync=target
+endif
 
 CC      ?= cc
 SAN     ?= 0
