@@ -509,9 +509,9 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     memset(r, 0, sizeof *r);
     double t0 = ns_cpu_now();
     ns_planner_algo algo = ns_plan_heuristic_algo(o->algo);
-    /* SEARCH: h alone (WL-GOOSE); LAMA: h beside LAMA's h^FF, which gives the
-       helpful actions; otherwise h with h^FF's helpful actions as preferred
-       operators */
+    /* SEARCH: h alone (WL-GOOSE); LAMA: h beside LAMA's h^FF, whose helpful
+       actions are preferred (so h's evaluator need not compute h^FF again);
+       otherwise h with h^FF's helpful actions as preferred operators */
     bool helpful = algo != NS_PLAN_SEARCH && algo != NS_PLAN_LAMA;
     ns_evaluator ev;
     ns_status st = ns_hwl_evaluator(&ev, h, t, helpful, err);
@@ -525,7 +525,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     so.algo = lama ? NS_SEARCH_LAMA : NS_SEARCH_GBFS;
     if (algo == NS_PLAN_LAMA) so.extra = &ev;
     else so.evaluator = &ev;
-    so.preferred = helpful;
+    so.preferred = algo != NS_PLAN_SEARCH; /* lama: h^FF's helpful actions, from its own h^FF */
     so.time_limit = o->time_limit;
     so.memory_limit = o->memory_limit;
     ns_search_result sr;

@@ -9,6 +9,7 @@
 
 #include "gen_fixture.h"
 #include "nextstate/core/plan.h"
+#include "nextstate/core/search.h"
 #include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
 #include "nextstate/planner/planner.h"
@@ -250,6 +251,21 @@ static void test_evaluator_and_plan(void)
             CHECK(r.status == NS_OK);
             if (r.status == NS_OK) CHECK(ns_plan_ops_valid(&t->t, r.plan, r.plan_len));
             CHECK(r.predictions >= r.expanded && r.expanded > 0);
+            if (algos[a] == NS_PLAN_LAMA) { /* LAMA-first with h as a third heuristic, h^FF's helpful actions preferred */
+                ns_evaluator ev;
+                CHECK(ns_hwl_evaluator(&ev, &h, &t->t, false, &e) == NS_OK);
+                ns_search_opts so;
+                ns_search_opts_default(&so);
+                so.algo = NS_SEARCH_LAMA;
+                so.extra = &ev;
+                so.preferred = true;
+                so.time_limit = 20;
+                ns_search_result sr;
+                CHECK(ns_search(&t->t, &so, &sr) == NS_OK);
+                CHECK(sr.expanded == r.expanded);
+                ns_search_result_free(&sr);
+                ns_evaluator_free(&ev);
+            }
             ns_planner_result_free(&r);
         }
     }
