@@ -27,8 +27,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 MODELS = ("hwl", "xgb", "lstm")
 #: ``Model.plan``'s algorithms for next-state predictors (planner.h).
 PLAN_ALGOS = ("beam", "restart", "search", "guided")
-#: ... and for a learned heuristic ("lama-h", the default: h in h^FF's place in LAMA-first's search).
-HEURISTIC_ALGOS = ("lama-h", "lama", "guided", "search")
+#: ... and for a learned heuristic ("lama", the default: h beside h^FF and h^LM in LAMA-first's search).
+HEURISTIC_ALGOS = ("lama", "lama-h", "guided", "search")
 
 
 def _other_domain(e: "_core.NextstateError", model: "Model", task: Task) -> "_core.NextstateError":
@@ -68,8 +68,8 @@ class Model(_core.Model):
     def plan(self, task: Task, algo: Optional[str] = None, width: int = 3, max_steps: int = 0,
              time_limit: float = 0.0, memory_limit: int = 0) -> Dict[str, Any]:
         """Plans for ``task`` as ``nextstate plan --model`` does.  A learned
-        heuristic runs in LAMA-first's search in h^FF's place (``algo="lama-h"``,
-        the default), beside h^FF and h^LM (``"lama"``), GBFS on h with h^FF's
+        heuristic runs in LAMA-first's search beside h^FF and h^LM (``algo="lama"``,
+        the default), in h^FF's place (``"lama-h"``), GBFS on h with h^FF's
         helpful actions preferred (``"guided"``) or on h alone (``"search"``); a
         next-state predictor takes beam (default), restart, search or guided
         (planner.h).  ``time_limit`` in CPU seconds (0: none).  Returns

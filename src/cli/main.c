@@ -165,9 +165,10 @@ static const command commands[] = {
      "  until solved.  search: best-first over states keyed by summed regret (a successor's cost minus\n"
      "  the best sibling's), complete on finite tasks.  guided: GBFS with h^FF whose preferred successors\n"
      "  are the model's choice among FF's helpful actions (XGBoost models).  With a learned heuristic (hwl)\n"
-     "  model: lama-h (default): LAMA-first's lazy search with h in h^FF's place beside the landmark\n"
-     "  count h^LM; lama: h beside h^FF and h^LM; guided: GBFS on h with FF's helpful actions preferred\n"
-     "  in a second queue; search: GBFS on h alone.  Every plan is checked before it is written.\n"
+     "  model: lama (default): LAMA-first's lazy search with h beside h^FF and the landmark count h^LM,\n"
+     "  h^FF's helpful actions preferred; lama-h: h in h^FF's place; guided: GBFS on h with FF's helpful\n"
+     "  actions preferred in a second queue; search: GBFS on h alone.  Every plan is checked before it is\n"
+     "  written.\n"
      "  Exit (one problem): 0 solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 the model\n"
      "  cannot encode this problem (e.g. more objects than FSF slots) or a bad model file."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",

@@ -546,7 +546,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
 
 ns_planner_algo ns_plan_heuristic_algo(ns_planner_algo requested)
 {
-    return requested == NS_PLAN_BEAM || requested == NS_PLAN_RESTART ? NS_PLAN_LAMA_H : requested;
+    return requested == NS_PLAN_BEAM || requested == NS_PLAN_RESTART ? NS_PLAN_LAMA : requested;
 }
 
 const char *ns_plan_heuristic_name(ns_planner_algo requested)
@@ -554,7 +554,7 @@ const char *ns_plan_heuristic_name(ns_planner_algo requested)
     switch (ns_plan_heuristic_algo(requested)) {
     case NS_PLAN_SEARCH: return "hwl";
     case NS_PLAN_GUIDED: return "hwl+ff-preferred";
-    case NS_PLAN_LAMA: return "hwl+lama";
-    default: return "hwl-in-lama";
+    case NS_PLAN_LAMA_H: return "hwl-in-lama";
+    default: return "hwl+lama";
     }
 }
