@@ -875,8 +875,8 @@ static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
         int a = algo ? ns_planner_algo_parse(algo) : NS_PLAN_BEAM;
         if (a < 0 || (algo && (a == NS_PLAN_BEAM || a == NS_PLAN_RESTART)))
             return PyErr_Format(PyExc_ValueError,
-                                "a learned heuristic plans with algo 'lama-h' (h in LAMA-first's search in h^FF's "
-                                "place; the default), 'lama' (beside h^FF and h^LM), 'guided' (GBFS on h, h^FF's "
+                                "a learned heuristic plans with algo 'lama' (h in LAMA-first's search beside h^FF "
+                                "and h^LM; the default), 'lama-h' (in h^FF's place), 'guided' (GBFS on h, h^FF's "
                                 "helpful actions preferred) or 'search' (GBFS on h alone), not '%s'", algo);
         o.algo = ns_plan_heuristic_algo((ns_planner_algo)a);
         name = ns_plan_heuristic_name(o.algo);

@@ -45,11 +45,9 @@ def wlplan_groups(groups, sort_atoms=False):
     dpath = groups[0][0].domain_path
     domain = parse_domain(dpath)
     preds = {p.name: p for p in domain.predicates}
-    out, problems = [], {}  # one parse per problem file (visitall's plans share a few)
+    out = []
     for t, states in groups:
-        if t.problem_path not in problems:
-            problems[t.problem_path] = parse_problem(dpath, t.problem_path)
-        problem = problems[t.problem_path]
+        problem = parse_problem(dpath, t.problem_path)
         ws = []
         for s in states:
             atoms = t.atoms(s, statics=True)

@@ -48,6 +48,16 @@ static bool load_gen_args(gtask *g, const char *gen, const ns_gen_arg *args, int
 
 static bool load_gen(gtask *g, const char *gen, uint64_t seed) { return load_gen_args(g, gen, NULL, 0, seed); }
 
+/* LAMA-first's search with a 30 s limit */
+static ns_search_opts lama_opts(void)
+{
+    ns_search_opts o;
+    ns_search_opts_default(&o);
+    o.algo = NS_SEARCH_LAMA;
+    o.time_limit = 30;
+    return o;
+}
+
 static void gfree(gtask *g)
 {
     ns_task_free(&g->t);
@@ -227,10 +237,7 @@ static void test_lmcount_zero_at_goals(void)
         const int nw = g.t.nwords;
         int *ops = malloc(sizeof(int) * ((size_t)g.t.nops + 1));
         ns_word *s = malloc(sizeof(ns_word) * (size_t)nw), *acc = malloc(sizeof(ns_word) * (size_t)L.nwords);
-        ns_search_opts o;
-        ns_search_opts_default(&o);
-        o.algo = NS_SEARCH_LAMA;
-        o.time_limit = 30;
+        ns_search_opts o = lama_opts();
         ns_search_result r;
         CHECK(ns_search(&g.t, &o, &r) == NS_OK);
         ns_rng rng;
@@ -281,10 +288,7 @@ static void test_lama_plans_valid(void)
                 CHECK(0);
                 continue;
             }
-            ns_search_opts o;
-            ns_search_opts_default(&o);
-            o.algo = NS_SEARCH_LAMA;
-            o.time_limit = 30;
+            ns_search_opts o = lama_opts();
             ns_search_result r, r2;
             ns_status st = ns_search(&g.t, &o, &r);
             if (st != NS_OK) printf("  %s seed %d: %s\n", doms[d], (int)seed, ns_status_name(st));
@@ -315,10 +319,7 @@ static void test_lama_evaluator(void)
                 CHECK(0);
                 continue;
             }
-            ns_search_opts o;
-            ns_search_opts_default(&o);
-            o.algo = NS_SEARCH_LAMA;
-            o.time_limit = 30;
+            ns_search_opts o = lama_opts();
             ns_search_result r0, r1, r2;
             CHECK(ns_search(&g.t, &o, &r0) == NS_OK);
             ns_evaluator ff, blind;
@@ -359,9 +360,7 @@ static void test_lama_blocksworld_40(void)
             CHECK(0);
             continue;
         }
-        ns_search_opts o;
-        ns_search_opts_default(&o);
-        o.algo = NS_SEARCH_LAMA;
+        ns_search_opts o = lama_opts();
         ns_search_result r;
         CHECK(ns_search(&g.t, &o, &r) == NS_OK);
         CHECK(ns_plan_ops_valid(&g.t, r.plan, r.plan_len));
@@ -381,9 +380,7 @@ static void test_lama_unsolvable(void)
         CHECK(0);
         return;
     }
-    ns_search_opts o;
-    ns_search_opts_default(&o);
-    o.algo = NS_SEARCH_LAMA;
+    ns_search_opts o = lama_opts();
     ns_search_result r;
     CHECK(ns_search(&g.t, &o, &r) == NS_UNSOLVABLE);
     ns_search_result_free(&r);

@@ -5,10 +5,11 @@
  * with pref=false; h^LM's own preferred operators cost LAMA-first every
  * blocksworld problem of 40 blocks in ipc23_validate, where without them it
  * solves them in about a second).  Four open lists — h^FF, h^FF
- * preferred-only, h^LM, h^LM preferred-only (successors preferred by h^FF) — hold (parent, operator) entries keyed by the parent's
- * value; they are taken round-robin by lowest priority (a taken list's
- * priority rises by one), and every new best value of either heuristic
- * lowers the preferred lists' priorities by 1000.  A successor is generated
+ * preferred-only, h^LM, h^LM preferred-only (successors preferred by h^FF)
+ * — hold (parent, operator) entries keyed by the parent's value; they are
+ * taken round-robin by lowest priority (a taken list's priority rises by
+ * one), and every new best value of either heuristic lowers the preferred
+ * lists' priorities by 1000.  A successor is generated
  * and evaluated only when taken; known states are skipped (no reopening; a
  * cheaper path only relinks).  The accepted landmarks are stored per state:
  * a new state inherits its parent's and adds those it reaches; reaching a
