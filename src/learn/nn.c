@@ -518,28 +518,49 @@ NS_VEC_CLONES static void dots_c(float *out, const float *q, const float *C, con
 }
 
 #ifdef NS_HAVE_X86_KERNELS
-/* D % 16 == 0: one 16-lane accumulator per row, four rows at a time (their
- * loads overlap), reduced once per row — every row by the same sequence of
- * operations, so equal rows still score equally. */
+/* The sums of the 16 lanes of each of a[0 … 8), in order: lane i + i+8,
+ * then + i+4, + i+2, + i+1 — the tree of _mm512_reduce_add_ps and of
+ * dot_l16, so a row's sum has the same bits whichever of them takes it. */
+__attribute__((target("avx512f"))) static inline __m256 hsum8x16(const __m512 *a)
+{
+    __m512 b[4], c[2];
+    for (int i = 0; i < 4; i++) /* rows 2i, 2i+1: 8 lanes each */
+        b[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x44),
+                             _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xee));
+    for (int i = 0; i < 2; i++) /* rows 4i … 4i+3: 4 lanes each, one per quarter */
+        c[i] = _mm512_add_ps(_mm512_shuffle_f32x4(b[2 * i], b[2 * i + 1], 0x88),
+                             _mm512_shuffle_f32x4(b[2 * i], b[2 * i + 1], 0xdd));
+    /* quarter q: rows q (lanes 0, 1) and q + 4 (lanes 2, 3), two partial sums each */
+    __m512 d = _mm512_add_ps(_mm512_shuffle_ps(c[0], c[1], 0x44), _mm512_shuffle_ps(c[0], c[1], 0xee));
+    __m512 e = _mm512_add_ps(d, _mm512_permute_ps(d, 0xb1));
+    const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 2, 6, 10, 14, 0, 0, 0, 0, 0, 0, 0, 0);
+    return _mm512_castps512_ps256(_mm512_permutexvar_ps(idx, e));
+}
+
+/* D % 16 == 0: one 16-lane accumulator per row, eight rows at a time (their
+ * loads overlap) reduced together by one transposed tree (hsum8x16), the
+ * rows left over one at a time by the same tree — every row by the same
+ * sequence of operations, so equal rows still score equally.  Candidate
+ * rows are scattered through a table, so no hardware prefetcher sees them
+ * coming: the rows of the block after next are prefetched (the gather then
+ * runs near the L2's bandwidth instead of its latency). */
 __attribute__((target("avx512f"))) static void dots_avx512(float *out, const float *q, const float *C,
                                                           const int64_t *rows, int n, int D)
 {
+    enum { R = 8, AHEAD = 2 * R };
     int j = 0;
-    for (; j + 4 <= n; j += 4) {
-        const float *c0 = DOT_ROW(C, rows, j, D), *c1 = DOT_ROW(C, rows, j + 1, D), *c2 = DOT_ROW(C, rows, j + 2, D),
-                    *c3 = DOT_ROW(C, rows, j + 3, D);
-        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (; j + R <= n; j += R) {
+        const float *c[R];
+        for (int r = 0; r < R; r++) c[r] = DOT_ROW(C, rows, j + r, D);
+        for (int r = j + AHEAD; r < j + AHEAD + R && r < n; r++)
+            for (int d = 0; d < D; d += 16) _mm_prefetch((const char *)(DOT_ROW(C, rows, r, D) + d), _MM_HINT_T0);
+        __m512 a[R];
+        for (int r = 0; r < R; r++) a[r] = _mm512_setzero_ps();
         for (int d = 0; d < D; d += 16) {
             __m512 x = _mm512_loadu_ps(q + d);
-            a0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c0 + d), a0);
-            a1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c1 + d), a1);
-            a2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c2 + d), a2);
-            a3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(c3 + d), a3);
+            for (int r = 0; r < R; r++) a[r] = _mm512_fmadd_ps(x, _mm512_loadu_ps(c[r] + d), a[r]);
         }
-        out[j] = _mm512_reduce_add_ps(a0);
-        out[j + 1] = _mm512_reduce_add_ps(a1);
-        out[j + 2] = _mm512_reduce_add_ps(a2);
-        out[j + 3] = _mm512_reduce_add_ps(a3);
+        _mm256_storeu_ps(out + j, hsum8x16(a));
     }
     for (; j < n; j++) {
         const float *c0 = DOT_ROW(C, rows, j, D);
@@ -563,23 +584,6 @@ static void gemv_c(float *out, const float *x, const float *W, const float *bias
 }
 
 #ifdef NS_HAVE_X86_KERNELS
-/* The sums of the 16 lanes of each of a[0 … 8), in order. */
-__attribute__((target("avx512f"))) static inline __m256 hsum8x16(const __m512 *a)
-{
-    __m512 b[4], c[2];
-    for (int i = 0; i < 4; i++) /* rows 2i, 2i+1: 8 lanes each */
-        b[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0x44),
-                             _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], 0xee));
-    for (int i = 0; i < 2; i++) /* rows 4i … 4i+3: 4 lanes each, one per quarter */
-        c[i] = _mm512_add_ps(_mm512_shuffle_f32x4(b[2 * i], b[2 * i + 1], 0x88),
-                             _mm512_shuffle_f32x4(b[2 * i], b[2 * i + 1], 0xdd));
-    /* quarter q: rows q (lanes 0, 1) and q + 4 (lanes 2, 3), two partial sums each */
-    __m512 d = _mm512_add_ps(_mm512_shuffle_ps(c[0], c[1], 0x44), _mm512_shuffle_ps(c[0], c[1], 0xee));
-    __m512 e = _mm512_add_ps(d, _mm512_permute_ps(d, 0xb1));
-    const __m512i idx = _mm512_setr_epi32(0, 4, 8, 12, 2, 6, 10, 14, 0, 0, 0, 0, 0, 0, 0, 0);
-    return _mm512_castps512_ps256(_mm512_permutexvar_ps(idx, e));
-}
-
 __attribute__((target("avx512f"))) static void gemv_avx512(float *out, const float *x, const float *W,
                                                           const float *bias, int C, int OC)
 {

@@ -226,6 +226,7 @@ typedef struct head_cache {
     float *blk;
     size_t blk_cap;
     float *x;                             /* dense gathered input n×in */
+    const float *xin;                     /* the dense input read: x, or a single row in place */
     int64_t *ip;                          /* sparse gathered input */
     int32_t *ix;
     float *iv;
@@ -331,11 +332,14 @@ static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *
             memcpy(c->iv + c->ip[i], m->values + a, (size_t)(b - a) * sizeof(float));
             c->ip[i + 1] = c->ip[i] + (b - a);
         }
+    } else if (n == 1) { /* a single row is read where it is (a batch-1 query: no copy) */
+        c->xin = f->dense + (size_t)rows[0] * h->in;
     } else {
         for (int i = 0; i < n; i++)
             memcpy(c->x + (size_t)i * h->in, f->dense + (size_t)rows[i] * h->in, (size_t)h->in * sizeof(float));
+        c->xin = c->x;
     }
-    const float *prev = c->x;
+    const float *prev = c->xin;
     int pdim = h->in;
     for (int l = 0; l < L; l++) {
         const float *W = PD(w, h->lin_w[l]), *B = PD(w, h->lin_b[l]);
@@ -371,7 +375,7 @@ static void head_backward(ns_world *w, const ns_world_head *h, head_cache *c, co
             if (h->sparse)
                 ns_sparse_linear_backward(dW, dB, dcur, c->ip, c->ix, c->iv, n, h->in, od);
             else
-                ns_linear_backward(dx, dW, dB, dcur, c->x, W, n, h->in, od);
+                ns_linear_backward(dx, dW, dB, dcur, c->xin, W, n, h->in, od);
             break;
         }
         /* input of layer l is g[l-1]; its gradient into d2 */

@@ -230,10 +230,12 @@ static void test_sparse_layouts(void)
 }
 
 /* ns_dots against a double-precision sum, at every lane remainder (and
- * past one block of four rows); ns_dots_rows against ns_dots. */
+ * past two blocks of eight rows, with rows left over); ns_dots_rows against
+ * ns_dots, bit for bit, each row listed both inside a block of eight and
+ * among the rows left over (the kernel's two reductions agree). */
 static void test_dots(void)
 {
-    enum { N = 5, DM = 400 };
+    enum { N = 21, DM = 400 };
     float *q = malloc(sizeof(float) * DM), *c = malloc(sizeof(float) * N * DM), out[N];
     nn_fill(q, DM, 91, -1, 1), nn_fill(c, (size_t)N * DM, 92, -1, 1);
     double worst = 0;
@@ -250,13 +252,15 @@ static void test_dots(void)
     printf("  dots: max |error| / Σ|terms| = %.3g\n", worst);
     CHECK(worst < 1e-6);
     /* through a row list (repeats allowed): the same scores as the rows in place, bit for bit */
-    int64_t rows[9] = {4, 0, 2, 2, 1, 3, 0, 4, 2};
+    enum { NR = 2 * N + 7 };
+    int64_t rows[NR];
+    for (int j = 0; j < NR; j++) rows[j] = (int64_t)((j * 13 + 4) % N);
     for (size_t k = 0; k < sizeof dims / sizeof *dims; k++) {
         int D = dims[k];
-        float got[9];
+        float got[NR];
         ns_dots(out, q, c, N, D);
-        ns_dots_rows(got, q, c, rows, 9, D);
-        for (int j = 0; j < 9; j++) CHECK(memcmp(&got[j], &out[rows[j]], sizeof(float)) == 0);
+        ns_dots_rows(got, q, c, rows, NR, D);
+        for (int j = 0; j < NR; j++) CHECK(memcmp(&got[j], &out[rows[j]], sizeof(float)) == 0);
     }
     free(q), free(c);
 }
