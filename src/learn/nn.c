@@ -960,7 +960,9 @@ __attribute__((target("avx512f"))) static inline __m512 erfcx_large_avx512(__m51
 /* gelu_c, each input through its side of the split only: a chunk's inputs
  * are sorted into the two sides (compressed), each side computed 16 at a time,
  * and the results put back in place (expanded) — the formula's bits, at half
- * the work of evaluating both sides of every lane. */
+ * the work of evaluating both sides of every lane.  Compressed and expanded
+ * in registers, whole vectors stored and loaded (vcompressps to memory is
+ * several times slower; each store's tail is overwritten by the next). */
 __attribute__((target("avx512f,avx512dq"))) static void gelu_avx512(float *out, const float *inp, size_t n)
 {
     enum { CH = 512 };
@@ -976,8 +978,8 @@ __attribute__((target("avx512f,avx512dq"))) static void gelu_avx512(float *out, 
             __m512 u = _mm512_mul_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(live, x + j)), _mm512_set1_ps(NS_SQRT1_2F));
             __mmask16 sm = _mm512_mask_cmp_ps_mask(live, u, _mm512_set1_ps(NS_ERF_SPLIT), _CMP_LT_OQ);
             ms[j / 16] = sm;
-            _mm512_mask_compressstoreu_ps(us + ns, sm, u);
-            _mm512_mask_compressstoreu_ps(ul + nl, live & (__mmask16)~sm, u);
+            _mm512_storeu_ps(us + ns, _mm512_maskz_compress_ps(sm, u));
+            _mm512_storeu_ps(ul + nl, _mm512_maskz_compress_ps(live & (__mmask16)~sm, u));
             ns += __builtin_popcount(sm);
             nl += __builtin_popcount(live & (__mmask16)~sm);
         }
@@ -994,7 +996,7 @@ __attribute__((target("avx512f,avx512dq"))) static void gelu_avx512(float *out, 
         for (int j = 0; j < m; j += 16) { /* Φ by the sign of x, then x·Φ */
             __mmask16 live = lanes16(m - j), sm = ms[j / 16], lg = live & (__mmask16)~sm;
             __m512 xv = _mm512_maskz_loadu_ps(live, x + j);
-            __m512 sv = _mm512_maskz_expandloadu_ps(sm, us + ns), lv = _mm512_maskz_expandloadu_ps(lg, ul + nl);
+            __m512 sv = _mm512_maskz_expand_ps(sm, _mm512_loadu_ps(us + ns)), lv = _mm512_maskz_expand_ps(lg, _mm512_loadu_ps(ul + nl));
             ns += __builtin_popcount(sm);
             nl += __builtin_popcount(lg);
             __m512 upper = _mm512_mask_blend_ps(sm, _mm512_sub_ps(one, lv), _mm512_add_ps(half, sv));
