@@ -4,6 +4,7 @@
  * sums (vectorised; C ≤ a few thousand keeps them well inside the fixtures'
  * tolerance); GELU evaluates in float with fastmath.h's erf and exp.  The
  * Makefile compiles this file with -O3 so that GCC vectorises these loops. */
+#define _DEFAULT_SOURCE /* syscall: Linux asks a process to request AMX's tile state (int8 batches) */
 #include "nextstate/learn/nn.h"
 
 #include <math.h>
@@ -20,6 +21,11 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #define NS_HAVE_X86_KERNELS 1
+#if defined(__linux__) && __GNUC__ >= 12
+#include <sys/syscall.h>
+#include <unistd.h>
+#define NS_HAVE_AMX 1
+#endif
 #endif
 
 void ns_colsums_add(float *dst1, float *dst2, const float *M, size_t rows, int cols)
@@ -419,6 +425,101 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_rows_avx51
     }
 }
 
+#ifdef NS_HAVE_AMX
+/* AMX for int8 batches: a tile multiply (tdpbusd) takes 16 rows × 64
+ * inputs (as unsigned bytes, the quantised rows) against 64 inputs × 16
+ * outputs (signed bytes) into 16 × 16 int32 sums — vpdpbusd's arithmetic,
+ * 16 rows a step.  The packing's quads are the tiles' layout already: the
+ * weight tile of outputs o … o + 15 and quads k … k + 15 is 16 rows of 64
+ * bytes, 4·OB bytes apart.  Linux hands a process the tile state only when
+ * asked (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); asked at
+ * every call (a system call, once per layer and batch): no state kept. */
+enum { AMX_ROWS = 16, AMX_K = 16 /* quads a tile step */, AMX_GROUP = 64 /* outputs: four sum tiles */ };
+
+static bool amx_usable(void)
+{
+    return __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-int8") &&
+           __builtin_cpu_supports("avx512vnni") && syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                                                           18 /* XFEATURE_XTILEDATA */) == 0;
+}
+
+/* The tile configuration (palette 1): tiles 0-3 the sums of four runs of 16
+ * outputs (R rows), 4 and 5 the rows' quads (R × 16 quads), 6 and 7 the
+ * weights (16 quads × 16 outputs).  Tiles are not renamed: a tile load waits
+ * for the multiplies still reading the tile, so loads alternate between two
+ * tiles of each operand. */
+typedef struct amx_cfg {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} amx_cfg;
+
+/* One step of 16 quads: A (tile 4 or 5) loaded from x, its products with the
+ * four weight tiles of 16 outputs at P (alternating tiles 6 and 7) added to
+ * sums 0-3. */
+#define AMX_STEP(A, x, xs, P, ws)                                                                                      \
+    do {                                                                                                               \
+        _tile_loadd(A, x, xs);                                                                                         \
+        _tile_loadd(6, P, ws);                                                                                         \
+        _tile_dpbusd(0, A, 6);                                                                                         \
+        _tile_loadd(7, (P) + 64, ws);                                                                                  \
+        _tile_dpbusd(1, A, 7);                                                                                         \
+        _tile_loadd(6, (P) + 128, ws);                                                                                 \
+        _tile_dpbusd(2, A, 6);                                                                                         \
+        _tile_loadd(7, (P) + 192, ws);                                                                                 \
+        _tile_dpbusd(3, A, 7);                                                                                         \
+    } while (0)
+
+/* R ≤ 16 rows (their quads at xq + r·xn, zero bytes from quad n4 up to the
+ * next multiple of 16; outputs at o + r·ldo; scales sx[r]): every 64
+ * outputs' sums in four tiles, then i8_row_avx512's epilogue — integer sums,
+ * so the bits of row by row.  The weights' last partial step of quads is
+ * copied into a zero-padded tile (the packing has no quads past n4). */
+__attribute__((target("amx-tile,amx-int8,avx512f,avx512bw"))) static void i8_rows_amx(
+    float *o, size_t ldo, const int8_t *q, const uint32_t *xq, size_t xn, int R, int n4, const float *scale,
+    const int32_t *qsum, const float *bias, const float *sx, int OC)
+{
+    int t = n4 % AMX_K, nk = n4 - t;
+    amx_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int i = 0; i < 6; i++) cfg.rows[i] = (uint8_t)R, cfg.colsb[i] = 64;
+    cfg.rows[6] = cfg.rows[7] = AMX_K, cfg.colsb[6] = cfg.colsb[7] = 64;
+    _tile_loadconfig(&cfg);
+    const size_t xs = xn * 4, ws = 4 * OB; /* strides of the rows' quads and of the weights' quads */
+    int32_t sums[AMX_ROWS][AMX_GROUP];
+    int8_t tail[AMX_K][4 * AMX_GROUP]; /* the last t quads of four weight tiles, zero-padded to 16 */
+    memset(tail, 0, sizeof tail);
+    for (int g = 0; g * AMX_GROUP < OC; g++) {
+        /* outputs g·64 …: block g / 2, its half g % 2 */
+        const int8_t *P = q + (size_t)(g / 2) * n4 * 4 * OB + (g % 2) * 4 * AMX_GROUP;
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_zero(2);
+        _tile_zero(3);
+        int k = 0;
+        for (; k + 2 * AMX_K <= nk; k += 2 * AMX_K) {
+            AMX_STEP(4, xq + k, xs, P + (size_t)k * ws, ws);
+            AMX_STEP(5, xq + k + AMX_K, xs, P + (size_t)(k + AMX_K) * ws, ws);
+        }
+        if (k < nk) AMX_STEP(4, xq + k, xs, P + (size_t)k * ws, ws);
+        if (t) {
+            for (int i = 0; i < t; i++) memcpy(tail[i], P + (size_t)(nk + i) * ws, sizeof tail[i]);
+            AMX_STEP(5, xq + nk, xs, &tail[0][0], sizeof tail[0]);
+        }
+        _tile_stored(0, &sums[0][0], sizeof sums[0]);
+        _tile_stored(1, &sums[0][16], sizeof sums[0]);
+        _tile_stored(2, &sums[0][32], sizeof sums[0]);
+        _tile_stored(3, &sums[0][48], sizeof sums[0]);
+        for (int r = 0; r < R; r++)
+            for (int v = 0; v < AMX_GROUP / 16; v++)
+                i8_out16(o + (size_t)r * ldo, _mm512_loadu_si512(&sums[r][16 * v]), scale, qsum, bias,
+                         _mm512_set1_ps(sx[r]), g * AMX_GROUP + 16 * v, OC);
+    }
+    _tile_release();
+}
+#endif
+
 /* max |x[i]| (exact: the order does not matter). */
 __attribute__((target("avx512f"))) static float absmax_avx512(const float *x, int n)
 {
@@ -470,17 +571,31 @@ void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, c
     uint32_t xq[QSEG];
     int b = 0;
 #ifdef NS_HAVE_X86_KERNELS
-    if (row == i8_row_avx512 && I8_ROWS * C4 <= QSEG) /* a batch: I8_ROWS rows per pass over the weights */
-        for (; b + I8_ROWS <= B; b += I8_ROWS) {
-            float sx[I8_ROWS];
-            for (int r = 0; r < I8_ROWS; r++) {
-                const float *x = inp + (size_t)(b + r) * C;
-                float m = C > 0 ? amax(x, C) : 0.0f;
-                sx[r] = m / 127.0f;
-                quant(xq + (size_t)r * C4, x, C, C4, m > 0 ? 127.0f / m : 0.0f);
-            }
-            i8_rows_avx512(out + (size_t)b * OC, (size_t)OC, q, xq, C4, scale, qsum, bias, sx, OC);
+    /* a batch: several rows per pass over the weights, quantised together into xq (rows C4 quads apart) */
+    float sx[16];
+    int rows = 1;
+    size_t xn = (size_t)C4; /* quads from one row to the next in xq */
+#ifdef NS_HAVE_AMX
+    size_t xn16 = (size_t)(C4 + AMX_K - 1) / AMX_K * AMX_K; /* AMX: whole steps of quads, zeros past the row */
+    if (B >= AMX_ROWS && AMX_ROWS * xn16 <= QSEG && amx_usable()) rows = AMX_ROWS, xn = xn16;
+#endif
+    if (rows == 1 && row == i8_row_avx512 && I8_ROWS * C4 <= QSEG) rows = I8_ROWS;
+    for (; rows > 1 && b + rows <= B; b += rows) {
+        for (int r = 0; r < rows; r++) {
+            const float *x = inp + (size_t)(b + r) * C;
+            float m = C > 0 ? amax(x, C) : 0.0f;
+            sx[r] = m / 127.0f;
+            quant(xq + r * xn, x, C, C4, m > 0 ? 127.0f / m : 0.0f);
+            memset(xq + r * xn + C4, 0, (xn - (size_t)C4) * sizeof *xq);
         }
+#ifdef NS_HAVE_AMX
+        if (rows == AMX_ROWS) {
+            i8_rows_amx(out + (size_t)b * OC, (size_t)OC, q, xq, xn, rows, C4, scale, qsum, bias, sx, OC);
+            continue;
+        }
+#endif
+        i8_rows_avx512(out + (size_t)b * OC, (size_t)OC, q, xq, C4, scale, qsum, bias, sx, OC);
+    }
 #endif
     for (; b < B; b++) {
         float *o = out + (size_t)b * OC;

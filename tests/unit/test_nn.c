@@ -96,14 +96,16 @@ static void test_bf16_linear(void)
  * even, 128 + q inputs), bit for bit (whatever kernel the CPU picks: integer
  * sums are exact); near the float layer.  Odd C (a partial quad), a partial
  * and several output blocks, more quads than one quantising pass holds
- * (C = 8201), an all-zero input row; batches the AVX-512 kernel takes four
- * rows at a time (with rows left over, half blocks, and C too wide for
- * four rows in one pass: row by row). */
+ * (C = 8201), an all-zero input row; batches the AVX-512 kernels take two
+ * rows at a time and AMX sixteen (with rows left over, partial blocks and
+ * tiles, a partial last tile of quads, and C too wide for sixteen rows in
+ * one pass: two at a time). */
 static void test_i8_linear(void)
 {
-    const int shapes[8][3] = {{3, 71, 7},   {1, 384, 128}, {2, 8201, 5},  {2, 129, 300},
-                              {1, 1, 1},    {9, 384, 130}, {4, 2049, 64}, {8, 33, 200}};
-    for (int t = 0; t < 8; t++) {
+    const int shapes[12][3] = {{3, 71, 7},     {1, 384, 128},  {2, 8201, 5},   {2, 129, 300},
+                               {1, 1, 1},      {9, 384, 130},  {4, 2049, 64},  {8, 33, 200},
+                               {20, 384, 130}, {16, 71, 200},  {16, 200, 70},  {17, 2049, 64}};
+    for (int t = 0; t < 12; t++) {
         int B = shapes[t][0], C = shapes[t][1], OC = shapes[t][2];
         float *x = malloc((size_t)B * C * sizeof(float)), *W = malloc((size_t)OC * C * sizeof(float));
         float *bias = malloc((size_t)OC * sizeof(float)), *got = malloc((size_t)B * OC * sizeof(float));

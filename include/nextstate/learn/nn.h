@@ -68,8 +68,9 @@ void ns_bf16_pack(uint16_t *dst, const float *weight, int C, int OC);
  * the integer products are summed exactly in int32 and rescaled:
  *   out[o] = (Σ_c (128 + q_x[c])·q_W[o,c] − 128·Σ_c q_W[o,c]) · s_x·s_W[o] + bias[o].
  * A quarter of the float layer's weight bytes; AVX-512 VNNI (vpdpbusd)
- * where the CPU has it, else the same integer sums in C (bit-identical
- * results either way).  The packing (ns_i8_packed_size bytes): the NS_BF16_OB-
+ * where the CPU has it — two rows per pass over the weights in a batch, and
+ * sixteen with AMX (tdpbusd) where the CPU and Linux grant it — else the
+ * same integer sums in C (bit-identical results either way).  The packing (ns_i8_packed_size bytes): the NS_BF16_OB-
  * padded scales (float) and row sums (int32), then blocks of NS_BF16_OB
  * outputs, each a run of input quads (the four inputs of a quad next to
  * each other per output), zero-padded.  dst must be 4-byte aligned. */
