@@ -575,6 +575,11 @@ void ns_world_taction(const ns_world *w, ns_world_ws *ws, const float *ha, int n
         }
 }
 
+/* Pairs from which the split T's last linear layer takes one sgemm instead
+ * of a matrix-vector product per pair (sgemm packs its operands first: for
+ * a handful of rows that costs more than the products). */
+enum { SPLIT_GEMM_ROWS = 8 };
+
 void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *ts, size_t ts_stride, const float *ta,
                                size_t ta_stride, int n, float *pred)
 {
@@ -582,8 +587,8 @@ void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *
     if (n <= 0) return;
     bool res = w->cfg.kind == NS_WORLD_RESMLP;
     int K = res ? H : O; /* width of the pointwise stage and of the last linear's input */
-    float *s = fgrow(&ws->tscr, (size_t)n * ((size_t)K + (size_t)O + 2));
-    float *g = s, *z = g + (size_t)n * K, *mean = z + (size_t)n * O, *rstd = mean + n;
+    float *s = fgrow(&ws->tscr, (size_t)n * ((size_t)K + 2 * (size_t)O + 2));
+    float *g = s, *z = g + (size_t)n * K, *mean = z + (size_t)n * O, *rstd = mean + n, *zg = rstd + n;
     for (int i = 0; i < n; i++) {
         const float *sp = ts + (size_t)i * ts_stride, *ap = ta + (size_t)i * ta_stride;
         float *gi = g + (size_t)i * K;
@@ -596,7 +601,13 @@ void ns_world_transition_split(const ns_world *w, ns_world_ws *ws, const float *
     ns_gelu_forward(g, g, (size_t)n * K);
     /* z += g · W_lastᵀ: W2 [O × H] (resmlp) or W_o [O × O] (film); then T's closing LayerNorm */
     const float *wl = TP(w, res ? 2 : 8), *lw = TP(w, res ? 5 : 12), *lb = TP(w, res ? 6 : 13);
-    ns_sgemm(false, true, n, O, K, 1.0f, g, K, wl, K, 1.0f, z, O);
+    if (n >= SPLIT_GEMM_ROWS) {
+        ns_sgemm(false, true, n, O, K, 1.0f, g, K, wl, K, 1.0f, z, O);
+    } else { /* a few pairs (one query, one expansion): matrix-vector products, no sgemm packing */
+        for (int i = 0; i < n; i++)
+            ns_linear_forward(zg + (size_t)i * O, g + (size_t)i * K, wl, z + (size_t)i * O, 1, K, O);
+        z = zg;
+    }
     ns_layernorm_forward(pred, mean, rstd, z, lw, lb, n, O, NS_LN_EPS);
 }
 

@@ -833,7 +833,8 @@ static void test_bf16_heads(void)
 }
 
 /* The split T (state part, action part, pair stage) equals T, for both
- * kinds, one row per pair and one state reused for every action. */
+ * kinds, one row per pair and one state reused for every action; nine pairs
+ * (one sgemm) and three (matrix-vector products). */
 static void tsplit_check(ns_world_kind kind)
 {
     ns_world_config c;
@@ -849,9 +850,9 @@ static void tsplit_check(ns_world_kind kind)
     ns_rng_seed(&r, 77);
     /* every parameter random, biases and LayerNorm affine included */
     for (size_t i = 0; i < w.p.total; i++) w.p.data[i] = (float)(ns_rng_double(&r) - 0.5);
-    enum { N = 7 };
+    enum { N = 9, FEW = 3 };
     const int O = c.out;
-    float hs[N * 12], ha[N * 12], ref[N * 12], got[N * 12], one[N * 12], hs0[N * 12];
+    float hs[N * 12], ha[N * 12], ref[N * 12], got[N * 12], one[N * 12], hs0[N * 12], few[FEW * 12];
     for (int i = 0; i < N * O; i++) hs[i] = (float)(2 * ns_rng_double(&r) - 1), ha[i] = (float)(2 * ns_rng_double(&r) - 1);
     for (int i = 0; i < N; i++) memcpy(hs0 + i * O, hs, (size_t)O * sizeof(float));
     int sd, ad;
@@ -871,6 +872,10 @@ static void tsplit_check(ns_world_kind kind)
     }
     CHECK(md < 1e-5);
     CHECK(spread > 0.1); /* the pairs differ: the check is not vacuous */
+    ns_world_transition_split(&w, ws, ts, (size_t)sd, ta, (size_t)ad, FEW, few);
+    md = 0;
+    for (int i = 0; i < FEW * O; i++) md = fmax(md, fabs(ref[i] - few[i]));
+    CHECK(md < 1e-5);
     /* one state, N actions: stride 0 */
     ns_world_transition(&w, ws, hs0, ha, N, ref);
     ns_world_transition_split(&w, ws, ts, 0, ta, (size_t)ad, N, one);
