@@ -712,10 +712,9 @@ __attribute__((target("avx512f"))) static inline __m256 hsum8x16(const __m512 *a
 /* D % 16 == 0: one 16-lane accumulator per row, eight rows at a time (their
  * loads overlap) reduced together by one transposed tree (hsum8x16), the
  * rows left over one at a time by the same tree — every row by the same
- * sequence of operations, so equal rows still score equally.  Candidate
- * rows are scattered through a table, so no hardware prefetcher sees them
- * coming: the rows of the block after next are prefetched (the gather then
- * runs near the L2's bandwidth instead of its latency). */
+ * sequence of operations, so equal rows still score equally.  (Software
+ * prefetches of the rows a block or two ahead made it slower here: the
+ * eight rows' loads in flight already keep the L2 busy.) */
 __attribute__((target("avx512f"))) static void dots_avx512(float *out, const float *q, const float *C,
                                                           const int64_t *rows, int n, int D)
 {
@@ -724,8 +723,6 @@ __attribute__((target("avx512f"))) static void dots_avx512(float *out, const flo
     for (; j + R <= n; j += R) {
         const float *c[R];
         for (int r = 0; r < R; r++) c[r] = DOT_ROW(C, rows, j + r, D);
-        for (int r = j + AHEAD; r < j + AHEAD + R && r < n; r++)
-            for (int d = 0; d < D; d += 16) _mm_prefetch((const char *)(DOT_ROW(C, rows, r, D) + d), _MM_HINT_T0);
         __m512 a[R];
         for (int r = 0; r < R; r++) a[r] = _mm512_setzero_ps();
         for (int d = 0; d < D; d += 16) {
