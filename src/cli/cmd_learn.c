@@ -31,6 +31,8 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_co
         ns_json_put_num(&j, h.rmse);
         ns_buf_puts(&j, ", \"val_rmse\": ");
         ns_json_put_num(&j, val);
+        ns_buf_printf(&j, ", \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ", h.rank, h.pairs);
+        ns_json_put_num(&j, h.pair_acc);
         ns_buf_printf(&j, ", \"seconds\": %.3f, \"output\": ", secs);
         ns_json_put_str(&j, out);
         ns_buf_puts(&j, "}\n");
@@ -38,9 +40,11 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_co
         ns_buf_free(&j);
     } else if (!rc && !quiet) {
         char vs[64] = "";
+        char rs[96] = "";
         if (va->n) snprintf(vs, sizeof vs, " (validation %d problems: %.3f)", va->n, val);
-        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s; %.2f s; wrote %s\n", h.dim,
-                tr->n, h.rows, h.rmse, vs, secs, out);
+        if (h.rank) snprintf(rs, sizeof rs, ", %ld ranking pairs (%.1f %% ordered right)", h.pairs, 100 * h.pair_acc);
+        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
+                h.dim, tr->n, h.rows, h.rmse, vs, rs, secs, out);
     }
     ns_hwl_free(&h);
     return rc;
@@ -112,6 +116,9 @@ int cmd_learn(int argc, char **argv)
             if (k < 0 && !hwl) return cli_usage("learn", "--model expects lstm, xgb or hwl");
             if (!hwl) c.kind = (ns_predictor_kind)k;
             i++;
+        } else if (!strcmp(a, "--rank-weight")) {
+            if (!cli_parse_double("learn", a, v, &hc.rank_weight) || !(hc.rank_weight >= 0)) return NS_ERR_USAGE;
+            i++;
         } else if (!strcmp(a, "--lambda")) {
             if (!cli_parse_double("learn", a, v, &hc.lambda) || !(hc.lambda >= 0)) return NS_ERR_USAGE;
             i++;
@@ -133,7 +140,7 @@ int cmd_learn(int argc, char **argv)
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--epochs") || !strcmp(a, "--hidden") ||
                    !strcmp(a, "--layers") || !strcmp(a, "--batch") || !strcmp(a, "--iterations") ||
                    !strcmp(a, "--max-objects") || !strcmp(a, "--rounds") || !strcmp(a, "--depth") ||
-                   !strcmp(a, "--threads")) {
+                   !strcmp(a, "--threads") || !strcmp(a, "--rank")) {
             if (!cli_parse_range("learn", a, v, 0, 1L << 30, &n)) return NS_ERR_USAGE;
             if (!strcmp(a, "--seed")) c.seed = (uint64_t)n;
             else if (!strcmp(a, "--epochs")) c.epochs = (int)n;
@@ -142,6 +149,7 @@ int cmd_learn(int argc, char **argv)
             else if (!strcmp(a, "--batch")) c.batch = (int)n;
             else if (!strcmp(a, "--iterations")) iterations = (int)n;
             else if (!strcmp(a, "--max-objects")) maxobj = n;
+            else if (!strcmp(a, "--rank")) hc.rank = (int)n;
             else if (!strcmp(a, "--rounds")) c.xgb.max_rounds = (int)n;
             else if (!strcmp(a, "--depth")) c.xgb.max_depth = (int)n;
             else c.xgb.nthread = (int)n;
@@ -179,6 +187,7 @@ int cmd_learn(int argc, char **argv)
         if (!rc) {
             hc.iterations = iterations;
             hc.statics = statics;
+            hc.seed = c.seed;
             rc = learn_hwl(&tr, &va, &hc, out, json, quiet);
         }
         ns_trajset_free(&tr);

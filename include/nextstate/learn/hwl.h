@@ -12,12 +12,14 @@
  *
  * Model file: a params checkpoint (params.h: magic, version, CRC) whose meta
  * is {"format": "nextstate-hwl", "version": 1, "dim", "lambda", "encoder":
- * {…}, "train": {"rows", "problems", "rmse"}} and whose one tensor "w"
+ * {…}, "train": {"rows", "problems", "rmse"[, "rank", "rank_weight", "pairs",
+ * "pair_accuracy"]}} and whose one tensor "w"
  * [dim + 1] holds w then b. */
 #ifndef NEXTSTATE_HWL_H
 #define NEXTSTATE_HWL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "nextstate/core/heuristic.h"
 #include "nextstate/data/trajectory.h"
 #include "nextstate/encode/encoder.h"
@@ -26,6 +28,18 @@ typedef struct ns_hwl_config {
     int iterations; /* WL iterations (2) */
     bool statics;   /* static atoms in the graph (true) */
     double lambda;  /* ridge penalty (1.0) */
+    /* Ranking term (0: off): for each non-goal state s_t of a training plan,
+       up to `rank` of its other successors s' (sampled with `seed`; those
+       whose φ equals φ(s_{t+1}) left out) each add
+       rank_weight · max(0, 1 − (h(s') − h(s_{t+1})))² to the loss — the
+       plan's step should look at least one step better than its siblings
+       (ranking-based learned heuristics: Chen, Trevizan & Thiébaux, ICAPS
+       2024).  Solved exactly by the active-set Newton method of the L2 SVM
+       (Chapelle 2007) on the primal normal equations, so it needs D + 1 ≤
+       HWL_MAX_SYSTEM. */
+    int rank;
+    double rank_weight; /* (1.0) */
+    uint64_t seed;      /* sibling sampling (1) */
 } ns_hwl_config;
 
 void ns_hwl_config_init(ns_hwl_config *c);
@@ -38,6 +52,10 @@ typedef struct ns_hwl {
     long rows;           /* training states */
     int problems;        /* training problems */
     double rmse;         /* training root mean squared error of h */
+    int rank;            /* the config's rank (0: plain ridge) */
+    double rank_weight;
+    long pairs;          /* ranking pairs used */
+    double pair_acc;     /* share of them ordered right by h (h(s') > h(s_{t+1})) */
 } ns_hwl;
 
 /* Fits the WL vocabulary and the weights on train (every state of every
