@@ -876,10 +876,11 @@ static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
         if (a < 0 || (algo && (a == NS_PLAN_BEAM || a == NS_PLAN_RESTART)))
             return PyErr_Format(PyExc_ValueError,
                                 "a learned heuristic plans with algo 'lama' (h in LAMA-first's search beside h^FF "
-                                "and h^LM; the default), 'lama-h' (in h^FF's place), 'guided' (GBFS on h, h^FF's "
-                                "helpful actions preferred) or 'search' (GBFS on h alone), not '%s'", algo);
-        o.algo = ns_plan_heuristic_algo((ns_planner_algo)a);
-        name = ns_plan_heuristic_name(o.algo);
+                                "and h^LM), 'lama-h' (in h^FF's place), 'guided' (GBFS on h, h^FF's helpful actions "
+                                "preferred) or 'search' (GBFS on h alone), not '%s'; the default is the model's own "
+                                "choice, made when it was learned", algo);
+        o.algo = ns_plan_heuristic_algo(&self->h, (ns_planner_algo)a);
+        name = ns_plan_heuristic_name(&self->h, o.algo);
     } else {
         if (algo) {
             int a = ns_planner_algo_parse(algo);

@@ -20,7 +20,7 @@ void ns_hwl_config_init(ns_hwl_config *c)
     c->iterations = 2;
     c->statics = true;
     c->lambda = 1.0;
-    c->rank = 0;
+    c->rank = 4;
     c->rank_weight = 1.0;
     c->seed = 1;
 }
@@ -402,6 +402,9 @@ static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double l
 
 /* The largest system solved exactly: min(D + 1, N)² doubles. */
 #define HWL_MAX_SYSTEM 16384
+/* The most unknowns (D + 1) the ranking term's primal solves take: a few
+ * seconds of Cholesky each (sokoban's 6,451: 31 s for the whole fit). */
+#define HWL_RANK_MAX_DIM 8192
 
 ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c, ns_error *err)
 {
@@ -418,20 +421,22 @@ ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c,
         ns_hwl_free(h);
         return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "the ranking siblings and weight must be ≥ 0");
     }
-    bool dual = c->rank == 0 && c->lambda > 0 && N < (long)h->dim + 1;
+    /* the ranking term needs the primal system; above HWL_RANK_MAX_DIM features it is left out (h->rank 0) */
+    int rank = h->dim + 1 <= HWL_RANK_MAX_DIM ? c->rank : 0;
+    bool dual = rank == 0 && c->lambda > 0 && N < (long)h->dim + 1;
     long n = dual ? N : (long)h->dim + 1;
     if (n > HWL_MAX_SYSTEM) {
         st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
                           "%ld training states and %d WL features: a %s system of %ld unknowns is more than %d "
                           "(fewer training problems or WL iterations%s)",
-                          N, h->dim, c->rank ? "ranking" : "ridge", n, HWL_MAX_SYSTEM,
-                          c->rank ? ", or no ranking term" : "");
+                          N, h->dim, rank ? "ranking" : "ridge", n, HWL_MAX_SYSTEM,
+                          rank ? ", or no ranking term" : "");
         ns_hwl_free(h);
         return st;
     }
     h->w = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
-    h->rank = c->rank;
-    h->rank_weight = c->rank ? c->rank_weight : 0;
+    h->rank = rank;
+    h->rank_weight = rank ? c->rank_weight : 0;
     sparse_rows pairs = {0};
     pairs.dim = h->dim;
     if (dual) {
@@ -445,9 +450,8 @@ ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c,
         free(phi);
         sparse_rows_free(&r);
     } else {
-        if (c->rank) st = collect_pairs(&h->enc, train, c->rank, c->seed, &pairs, err);
-        if (st == NS_OK)
-            st = solve_primal(h, train, c->lambda, c->rank ? &pairs : NULL, c->rank_weight, h->w, &h->rows, err);
+        if (rank) st = collect_pairs(&h->enc, train, rank, c->seed, &pairs, err);
+        if (st == NS_OK) st = solve_primal(h, train, c->lambda, rank ? &pairs : NULL, c->rank_weight, h->w, &h->rows, err);
     }
     h->pairs = pairs.n;
     long right = 0;
@@ -476,7 +480,20 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
         ns_buf_printf(&meta, ", \"pairs\": %ld, \"pair_accuracy\": ", h->pairs);
         ns_json_put_num(&meta, h->pair_acc);
     }
-    ns_buf_puts(&meta, "}}");
+    ns_buf_puts(&meta, "}");
+    if (h->algo[0]) {
+        ns_buf_puts(&meta, ", \"planner\": {\"algo\": ");
+        ns_json_put_str(&meta, h->algo);
+        ns_buf_printf(&meta, ", \"problems\": %d, \"budget\": %ld, \"candidates\": [", h->choice_problems,
+                      h->choice_budget);
+        for (int i = 0; i < h->ncand; i++) {
+            ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
+            ns_json_put_str(&meta, h->cand[i]);
+            ns_buf_printf(&meta, ", \"solved\": %d, \"evaluated\": %ld}", h->cand_solved[i], h->cand_evaluated[i]);
+        }
+        ns_buf_puts(&meta, "]}");
+    }
+    ns_buf_puts(&meta, "}");
     ns_params p;
     ns_params_init(&p);
     int64_t n = h->dim + 1;
@@ -554,6 +571,26 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
         if (ns_json_get_int(tj, "pairs", &v)) h->pairs = (long)v;
         num = ns_json_get(tj, "pair_accuracy");
         h->pair_acc = num && num->kind == NS_JSON_NUMBER ? num->number : NAN;
+    }
+    const ns_json *pj = ns_json_get(&j, "planner");
+    const char *name;
+    if (pj && ns_json_get_str(pj, "algo", &name)) {
+        if (strlen(name) >= sizeof h->algo) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "the planner's algorithm name is too long");
+            goto out;
+        }
+        strcpy(h->algo, name);
+        if (ns_json_get_int(pj, "problems", &v)) h->choice_problems = (int)v;
+        if (ns_json_get_int(pj, "budget", &v)) h->choice_budget = (long)v;
+        const ns_json *cj = ns_json_get(pj, "candidates");
+        for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->ncand < 4; i++) {
+            const ns_json *x = &cj->items[i];
+            if (!ns_json_get_str(x, "algo", &name) || strlen(name) >= sizeof h->cand[0]) continue;
+            int k = h->ncand++;
+            strcpy(h->cand[k], name);
+            if (ns_json_get_int(x, "solved", &v)) h->cand_solved[k] = (int)v;
+            if (ns_json_get_int(x, "evaluated", &v)) h->cand_evaluated[k] = (long)v;
+        }
     }
 out:
     if (st != NS_OK) ns_hwl_free(h);

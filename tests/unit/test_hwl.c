@@ -68,6 +68,7 @@ static bool check_optimum(const ns_trajset *tr, double lambda, int iterations)
     ns_hwl_config_init(&c);
     c.lambda = lambda;
     c.iterations = iterations;
+    c.rank = 0;
     ns_hwl h;
     ns_error e;
     CHECK(ns_hwl_fit(&h, tr, &c, &e) == NS_OK);
@@ -227,6 +228,67 @@ static void test_rank_is_optimum(void)
     ns_trajset_free(&tr);
 }
 
+/* learn's choice of algorithm: held-out problems planned by each candidate,
+ * the recorded table's best taken (most solved, then fewest evaluations,
+ * then the candidates' order), kept through the model file and used by
+ * plan's default; a budget of one evaluation solves nothing, so the first
+ * candidate (LAMA) wins the tie. */
+static void test_choice(void)
+{
+    ns_trajset tr;
+    if (!load(&tr, "train")) return;
+    char dir[512], dom[] = DOMAIN;
+    snprintf(dir, sizeof dir, "%s/test", tmpdir);
+    char *dirs[1] = {dir};
+    int np = 0;
+    ns_error e;
+    char **paths = ns_problem_paths(dirs, 1, &np, &e);
+    CHECK(paths && np == 2);
+    if (!paths) return;
+    ns_hwl_config c;
+    ns_hwl_config_init(&c);
+    ns_choose_opts co;
+    ns_choose_opts_default(&co);
+    co.problems = 2;
+    ns_hwl h, g;
+    CHECK(ns_hwl_learn(&h, &tr, dom, paths, np, &c, &co, &e) == NS_OK);
+    CHECK(h.ncand == NS_PLAN_CHOICES && h.choice_problems == 2 && h.choice_budget == co.budget);
+    int best = 0;
+    for (int i = 0; i < h.ncand; i++) {
+        CHECK(ns_planner_algo_parse(h.cand[i]) == (int)ns_plan_choices[i]);
+        CHECK(h.cand_solved[i] >= 0 && h.cand_solved[i] <= 2);
+        if (h.cand_solved[i] > h.cand_solved[best] ||
+            (h.cand_solved[i] == h.cand_solved[best] && h.cand_evaluated[i] < h.cand_evaluated[best]))
+            best = i;
+    }
+    CHECK(h.cand_solved[best] == 2); /* 8-block problems, 100k evaluations */
+    CHECK(!strcmp(h.algo, h.cand[best]));
+    CHECK((int)ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == ns_planner_algo_parse(h.algo));
+    CHECK(ns_plan_heuristic_algo(&h, NS_PLAN_LAMA_H) == NS_PLAN_LAMA_H);
+    char path[600];
+    snprintf(path, sizeof path, "%s/chosen.model", tmpdir);
+    CHECK(ns_hwl_save(&h, path, &e) == NS_OK);
+    CHECK(ns_hwl_load(&g, path, &e) == NS_OK);
+    CHECK(!strcmp(g.algo, h.algo) && g.ncand == h.ncand && g.choice_problems == 2);
+    for (int i = 0; i < g.ncand && i < h.ncand; i++)
+        CHECK(!strcmp(g.cand[i], h.cand[i]) && g.cand_solved[i] == h.cand_solved[i] &&
+              g.cand_evaluated[i] == h.cand_evaluated[i]);
+    ns_hwl_free(&g);
+    ns_hwl_free(&h);
+    co.budget = 1;
+    CHECK(ns_hwl_learn(&h, &tr, dom, paths, np, &c, &co, &e) == NS_OK);
+    for (int i = 0; i < h.ncand; i++) CHECK(h.cand_solved[i] == 0 && h.cand_evaluated[i] == 2);
+    CHECK(!strcmp(h.algo, "lama"));
+    ns_hwl_free(&h);
+    co.problems = 0; /* no choice: plan's default is LAMA */
+    CHECK(ns_hwl_learn(&h, &tr, dom, paths, np, &c, &co, &e) == NS_OK);
+    CHECK(h.algo[0] == '\0' && h.ncand == 0 && ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == NS_PLAN_LAMA);
+    ns_hwl_free(&h);
+    for (int i = 0; i < np; i++) free(paths[i]);
+    free(paths);
+    ns_trajset_free(&tr);
+}
+
 static void test_file_roundtrip_and_refusals(void)
 {
     ns_trajset tr;
@@ -244,7 +306,8 @@ static void test_file_roundtrip_and_refusals(void)
     CHECK_EQ_INT(g.dim, h.dim);
     CHECK(memcmp(g.w, h.w, sizeof(float) * (size_t)(h.dim + 1)) == 0);
     CHECK(fabs(g.lambda - h.lambda) < 1e-12 && g.rows == h.rows && g.problems == h.problems);
-    CHECK(g.rank == 0 && h.rank == 0);
+    CHECK(h.rank == 4 && g.rank == h.rank && g.pairs == h.pairs && h.pairs > 0);
+    CHECK(fabs(g.pair_acc - h.pair_acc) < 1e-12 && fabs(g.rank_weight - h.rank_weight) < 1e-12);
     float *phi = calloc((size_t)h.dim, sizeof(float));
     const ns_traj *t = &tr.v[0];
     CHECK(value(&g, t, t->states, phi) == value(&h, t, t->states, phi));
@@ -408,6 +471,7 @@ int main(void)
     }
     NS_RUN(test_fit_is_ridge_optimum);
     NS_RUN(test_rank_is_optimum);
+    NS_RUN(test_choice);
     NS_RUN(test_file_roundtrip_and_refusals);
     NS_RUN(test_evaluator_and_plan);
     NS_RUN(test_satisficing_trajectories);
