@@ -1002,7 +1002,7 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     static char *kwlist[] = {"domain", "train_dir", "model", "plans", "val_dir", "val_plans", "encoder", "mode",
                              "iterations", "statics", "lambda_", "lr", "epochs", "hidden", "layers", "batch", "seed",
                              "rounds", "depth", "threads", "max_objects", "solve_time_limit", "solve_memory_limit",
-                             "optimal_only", "cls", NULL};
+                             "optimal_only", "cls", "rank", "choose", NULL};
     const char *dom, *dir, *model = "hwl", *plans = NULL, *val_dir = NULL, *val_plans = NULL, *encs = "wl",
                                        *modes = NULL;
     ns_predictor_config c;
@@ -1013,12 +1013,15 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     unsigned long long seed = c.seed;
     double solve_limit = 60, solve_memory = 4096;
     PyObject *cls = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpO", kwlist, &dom, &dir, &model, &plans,
+    ns_choose_opts co;
+    ns_choose_opts_default(&co);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOii", kwlist, &dom, &dir, &model, &plans,
                                      &val_dir, &val_plans, &encs, &modes, &iterations, &statics, &hc.lambda, &c.lr,
                                      &c.epochs, &c.hidden, &c.layers, &c.batch, &seed, &c.xgb.max_rounds,
                                      &c.xgb.max_depth, &c.xgb.nthread, &maxobj, &solve_limit, &solve_memory,
-                                     &optimal_only, &cls))
+                                     &optimal_only, &cls, &hc.rank, &co.problems))
         return NULL;
+    if (hc.rank < 0 || co.problems < 0) return PyErr_Format(PyExc_ValueError, "rank and choose must be >= 0");
     bool hwl = !strcmp(model, "hwl");
     int k = ns_predictor_kind_parse(model);
     if (!hwl && k < 0) return PyErr_Format(PyExc_ValueError, "model must be 'hwl', 'xgb' or 'lstm', not '%s'", model);
@@ -1062,7 +1065,13 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     }
     if (st == NS_OK && hwl) {
         double t0 = ns_cpu_now();
-        st = ns_hwl_fit(&mo->h, &tr, &hc, &err);
+        char *dirs[1] = {(char *)dir};
+        int np = 0;
+        char **paths = ns_problem_paths(dirs, 1, &np, &err);
+        hc.seed = (uint64_t)seed;
+        st = paths ? ns_hwl_learn(&mo->h, &tr, dom, paths, np, &hc, &co, &err) : NS_ERR_IO;
+        for (int i = 0; i < np && paths; i++) free(paths[i]);
+        free(paths);
         secs = ns_cpu_now() - t0;
         if (st == NS_OK) {
             mo->kind = 1;
@@ -1083,10 +1092,12 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     PyObject *info = NULL;
     if (st == NS_OK && hwl)
-        info = Py_BuildValue("{s:s,s:s,s:i,s:i,s:l,s:i,s:d,s:d,s:d,s:i,s:i}", "model", "hwl", "encoder", "wl", "dim",
-                             mo->h.dim, "train_problems", tr.n, "train_rows", mo->h.rows, "val_problems", va.n,
-                             "train_rmse", mo->h.rmse, "val_rmse", val, "seconds", secs, "unsolved", tr.unsolved,
-                             "satisficing", tr.satisficing);
+        info = Py_BuildValue("{s:s,s:s,s:i,s:i,s:l,s:i,s:d,s:d,s:d,s:i,s:i,s:s,s:i,s:l}", "model", "hwl", "encoder",
+                             "wl", "dim", mo->h.dim, "train_problems", tr.n, "train_rows", mo->h.rows, "val_problems",
+                             va.n, "train_rmse", mo->h.rmse, "val_rmse", val, "seconds", secs, "unsolved",
+                             tr.unsolved, "satisficing", tr.satisficing, "algo",
+                             ns_planner_algo_name(ns_plan_heuristic_algo(&mo->h, NS_PLAN_BEAM)), "rank", mo->h.rank,
+                             "pairs", mo->h.pairs);
     else if (st == NS_OK)
         info = Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:l,s:i,s:l,s:l,s:i,s:d,s:K,s:d,s:i,s:i}", "model",
                              ns_predictor_kind_name(mo->p.kind), "mode", ns_predictor_mode_name(mo->p.mode), "encoder",
