@@ -827,9 +827,11 @@ static PyObject *model_info(ModelObject *self, PyObject *Py_UNUSED(i))
     const ns_encoder_spec *e = model_enc(self);
     const char *dom = e->kind == NS_ENCODER_WL && e->wl.domain_name ? e->wl.domain_name : "";
     if (self->kind == 1)
-        return Py_BuildValue("{s:s,s:s,s:s,s:i,s:d,s:l,s:i,s:d}", "model", "hwl", "encoder", "wl", "domain_name",
-                             dom, "dim", self->h.dim, "lambda", self->h.lambda, "train_rows", self->h.rows,
-                             "train_problems", self->h.problems, "train_rmse", self->h.rmse);
+        return Py_BuildValue("{s:s,s:s,s:s,s:i,s:d,s:l,s:i,s:d,s:s,s:i}", "model", "hwl", "encoder", "wl",
+                             "domain_name", dom, "dim", self->h.dim, "lambda", self->h.lambda, "train_rows",
+                             self->h.rows, "train_problems", self->h.problems, "train_rmse", self->h.rmse, "algo",
+                             ns_planner_algo_name(ns_plan_heuristic_algo(&self->h, NS_PLAN_BEAM)), "rank",
+                             self->h.rank);
     const ns_predictor *p = &self->p;
     return Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:l,s:i,s:d,s:l,s:l}", "model", ns_predictor_kind_name(p->kind), "mode",
                          ns_predictor_mode_name(p->mode), "encoder", ns_encoder_kind_name(p->enc.kind), "domain_name",
@@ -1065,13 +1067,8 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     }
     if (st == NS_OK && hwl) {
         double t0 = ns_cpu_now();
-        char *dirs[1] = {(char *)dir};
-        int np = 0;
-        char **paths = ns_problem_paths(dirs, 1, &np, &err);
         hc.seed = (uint64_t)seed;
-        st = paths ? ns_hwl_learn(&mo->h, &tr, dom, paths, np, &hc, &co, &err) : NS_ERR_IO;
-        for (int i = 0; i < np && paths; i++) free(paths[i]);
-        free(paths);
+        st = ns_hwl_learn(&mo->h, &tr, dom, dir, &hc, &co, &err);
         secs = ns_cpu_now() - t0;
         if (st == NS_OK) {
             mo->kind = 1;

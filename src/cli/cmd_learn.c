@@ -20,14 +20,7 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *dom
     ns_error err;
     ns_hwl h;
     double t0 = ns_cpu_now(), val = NAN;
-    int np = 0;
-    char *dirs[1] = {(char *)train_dir};
-    char **paths = ns_problem_paths(dirs, 1, &np, &err);
-    if (!paths) return cli_report(&err);
-    ns_status fst = ns_hwl_learn(&h, tr, domain, paths, np, hc, co, &err);
-    for (int i = 0; i < np; i++) free(paths[i]);
-    free(paths);
-    if (fst != NS_OK) return cli_report(&err);
+    if (ns_hwl_learn(&h, tr, domain, train_dir, hc, co, &err) != NS_OK) return cli_report(&err);
     double secs = ns_cpu_now() - t0;
     int rc = 0;
     if (va->n > 0 && ns_hwl_rmse(&h, va, &val, &err) != NS_OK) rc = cli_report(&err);

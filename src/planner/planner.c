@@ -630,10 +630,12 @@ static bool same_stem(const char *stem, const char *path)
     return !strncmp(b, stem, n) && !strcmp(b + n, ".pddl");
 }
 
-ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *problem_paths,
-                       int n, const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
+/* ns_hwl_learn over the problem files problem_paths[0..n). */
+static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *problem_paths,
+                             int n, const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
 {
-    int k = co && co->problems > 0 ? (co->problems < n ? co->problems : n) : 0;
+    /* at most half of the problems are held out, so the chooser has plans to learn from */
+    int k = co && co->problems > 0 ? (co->problems < n / 2 ? co->problems : n / 2) : 0;
     if (k == 0) return ns_hwl_fit(h, train, c, err);
     /* the k problems with the most objects, grounded */
     sized_path *sz = ns_xcalloc((size_t)n, sizeof *sz);
@@ -692,5 +694,18 @@ ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_pa
     free(lt);
     free(tasks);
     free(sz);
+    return st;
+}
+
+ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, const char *train_dir,
+                       const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
+{
+    int n = 0;
+    char *dirs[1] = {(char *)train_dir};
+    char **paths = ns_problem_paths(dirs, 1, &n, err);
+    if (!paths) return NS_ERR_IO;
+    ns_status st = learn_among(h, train, domain_path, paths, n, c, co, err);
+    for (int i = 0; i < n; i++) free(paths[i]);
+    free(paths);
     return st;
 }

@@ -25,7 +25,7 @@ elif [ -x build/venv/bin/python ] && build/venv/bin/python -c 'import lab' 2>/de
     IPC="$TMP/ipc" OUT="$TMP/labout" LEVELS=easy PLANNERS="hwl gbfs nslama nslazy=--search,lazy" TIME_LIMIT=20 SOLVE_LIMIT=10 \
         NS_LAB_JOBS=1 NS_BIN="$nsbin" bash experiments/ipc23_lab.sh --all >"$TMP/lab.log" 2>&1 ||
         { cat "$TMP/lab.log"; fail "ipc23_lab.sh"; }
-    grep -q '^| blocksworld | easy | 2 | 2 | [0-9.]* | 2 | [0-9.]* | 2 | [0-9.]* | 2 | ' "$TMP/labout/ipc23-lab-eval/ipc23.md" ||
+    grep -q '^| blocksworld | easy | 2 |\( 2 | [0-9.]* | [0-9.]* |\)\{4\}$' "$TMP/labout/ipc23-lab-eval/ipc23.md" ||
         { cat "$TMP/lab.log"; fail "ipc23_lab.sh: table"; }
     grep -q '^| blocksworld | easy | [0-9.]* | ' "$TMP/labout/ipc23-lab-eval/agile.md" || fail "ipc23_lab.sh: agile table"
     grep -qE ' [1-9][0-9]* runs with unexplained errors' "$TMP/lab.log" && { cat "$TMP/lab.log"; fail "ipc23_lab.sh: Lab saw errors"; }

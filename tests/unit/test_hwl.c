@@ -237,21 +237,20 @@ static void test_choice(void)
 {
     ns_trajset tr;
     if (!load(&tr, "train")) return;
-    char dir[512], dom[] = DOMAIN;
-    snprintf(dir, sizeof dir, "%s/test", tmpdir);
-    char *dirs[1] = {dir};
-    int np = 0;
+    char dir[512], tdir[512], dom[] = DOMAIN;
+    snprintf(dir, sizeof dir, "%s/choose", tmpdir); /* train's 4-block problems and test's two of 8 blocks */
+    snprintf(tdir, sizeof tdir, "%s/train", tmpdir);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && ln -sf %s/*.pddl %s/test/*.pddl %s/", dir, tdir, tmpdir, dir);
+    CHECK(system(cmd) == 0);
     ns_error e;
-    char **paths = ns_problem_paths(dirs, 1, &np, &e);
-    CHECK(paths && np == 2);
-    if (!paths) return;
     ns_hwl_config c;
     ns_hwl_config_init(&c);
     ns_choose_opts co;
     ns_choose_opts_default(&co);
     co.problems = 2;
     ns_hwl h, g;
-    CHECK(ns_hwl_learn(&h, &tr, dom, paths, np, &c, &co, &e) == NS_OK);
+    CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
     CHECK(h.ncand == NS_PLAN_CHOICES && h.choice_problems == 2 && h.choice_budget == co.budget);
     int best = 0;
     for (int i = 0; i < h.ncand; i++) {
@@ -276,16 +275,20 @@ static void test_choice(void)
     ns_hwl_free(&g);
     ns_hwl_free(&h);
     co.budget = 1;
-    CHECK(ns_hwl_learn(&h, &tr, dom, paths, np, &c, &co, &e) == NS_OK);
+    CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
     for (int i = 0; i < h.ncand; i++) CHECK(h.cand_solved[i] == 0 && h.cand_evaluated[i] == 2);
     CHECK(!strcmp(h.algo, "lama"));
     ns_hwl_free(&h);
+    /* held-out problems with plans: chosen without them, then fitted on all */
+    co.problems = 3;
+    co.budget = 100000;
+    CHECK(ns_hwl_learn(&h, &tr, dom, tdir, &c, &co, &e) == NS_OK);
+    CHECK(h.choice_problems == 3 && h.algo[0] && h.rows == ns_trajset_states(&tr) && h.problems == tr.n);
+    ns_hwl_free(&h);
     co.problems = 0; /* no choice: plan's default is LAMA */
-    CHECK(ns_hwl_learn(&h, &tr, dom, paths, np, &c, &co, &e) == NS_OK);
+    CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
     CHECK(h.algo[0] == '\0' && h.ncand == 0 && ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == NS_PLAN_LAMA);
     ns_hwl_free(&h);
-    for (int i = 0; i < np; i++) free(paths[i]);
-    free(paths);
     ns_trajset_free(&tr);
 }
 

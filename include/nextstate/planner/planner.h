@@ -127,13 +127,14 @@ typedef struct ns_choose_opts {
 void ns_choose_opts_default(ns_choose_opts *o);
 
 /* Fits h on train (ns_hwl_fit) and chooses its algorithm: the `problems`
- * training problems with the most objects among problem_paths[0..n) (ties:
- * the later path) are held out — a model fitted without their plans plans
- * them with each candidate (ns_plan_choose) — then h is fitted on every
+ * training problems with the most objects among the problem files of
+ * train_dir (ns_problem_files; ties: the later name) are held out — a model fitted without their plans plans
+ * them with each candidate (ns_plan_choose; at most half of the problems
+ * are held out) — then h is fitted on every
  * trajectory and keeps the choice.  The training folder's largest problems
  * are the nearest to the larger problems a learned planner is for, and those
  * no search solved for training serve as well as the others. */
-ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *problem_paths,
-                       int n, const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err);
+ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, const char *train_dir,
+                       const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err);
 
 #endif
