@@ -26,12 +26,13 @@ Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
           OUT/DOMAIN/runs.jsonl (resumable).
   table   OUT/ipc23.md, .json, .csv: coverage and IPC quality score (sum over
           problems of C_best / C, C_best the best known cost of upper_bounds.json)
-          per domain and level; OUT/ipc23.png (coverage per domain) with
+          and IPC 2023 agile score per domain and level; OUT/ipc23.png (coverage per domain) with
           matplotlib.
 """
 import glob
 import importlib.util
 import json
+import math
 import os
 import resource
 import subprocess
@@ -219,6 +220,16 @@ def quality(r, best):
     return min(1.0, best / r["cost"]) if best is not None else 1.0
 
 
+def agile(r):
+    """IPC 2023 agile score of one run: 1 when solved within 1 s CPU, 1 − log t / log T up to the limit T, else 0."""
+    if not r.get("solved"):
+        return 0.0
+    t = r.get("cpu", 0.0)
+    if t <= 1.0:
+        return 1.0
+    return max(0.0, 1.0 - math.log(t) / math.log(TIME_LIMIT)) if TIME_LIMIT > 1 else 0.0
+
+
 def run_all(dom, problems, models, out, root):
     """Every planner of PLANNERS on problems [(level, path)] of dom: the rows, run or read from
     out/runs.jsonl (resumable; a problem's key is its path relative to root)."""
@@ -259,6 +270,7 @@ def main():
         problems = [(level, p) for level in LEVELS for p in select_problems(dom, level)]
         for r in run_all(dom, problems, models, out, IPC):
             r["quality"] = quality(r, bounds.get(r["problem"]))
+            r["agile"] = agile(r)
             rows.append(r)
     if sys.stderr.isatty():
         print(file=sys.stderr)
@@ -270,17 +282,20 @@ def table(rows):
     doms = sorted({r["domain"] for r in rows})
     agg = {}
     for r in rows:
-        a = agg.setdefault((r["domain"], r["level"], r["planner"]), {"n": 0, "solved": 0, "quality": 0.0, "cpu": 0.0})
-        a["n"] += 1
-        a["solved"] += bool(r.get("solved"))
-        a["quality"] += r["quality"]
-        a["cpu"] += r.get("cpu", 0.0) if r.get("solved") else 0.0
+        for key in ((r["domain"], r["level"], r["planner"]), (r["domain"], "all", r["planner"])):
+            a = agg.setdefault(key, {"n": 0, "solved": 0, "quality": 0.0, "agile": 0.0, "cpu": 0.0})
+            a["n"] += 1
+            a["solved"] += bool(r.get("solved"))
+            a["quality"] += r["quality"]
+            a["agile"] += r["agile"]
+            a["cpu"] += r.get("cpu", 0.0) if r.get("solved") else 0.0
     lines = [f"# IPC 2023 Learning Track — nextstate ({TIME_LIMIT:g} s per problem, CPU)", "",
              f"Trained on training/easy (every {TRAIN_EVERY}; A*-LM-cut {SOLVE_LIMIT:g} s, else GBFS-h^FF). "
-             "Coverage (solved / problems) and IPC quality score (sum of C_best / C) per domain and level.", ""]
-    head = "| domain | level | problems | " + " | ".join(f"{p} cov | {p} quality" for p in planners) + " |"
-    lines += [head, "|" + "---|" * (3 + 2 * len(planners))]
-    total = {p: [0, 0.0] for p in planners}
+             "Coverage (solved / problems), IPC quality score (sum of C_best / C) and IPC 2023 agile score (sum of "
+             f"1 − log t / log {TIME_LIMIT:g}, 1 within 1 s CPU) per domain and level.", ""]
+    head = "| domain | level | problems | " + " | ".join(f"{p} cov | {p} quality | {p} agile" for p in planners) + " |"
+    lines += [head, "|" + "---|" * (3 + 3 * len(planners))]
+    total = {p: [0, 0.0, 0.0] for p in planners}
     n_total = 0
     for d in doms:
         for lv in LEVELS:
@@ -291,13 +306,21 @@ def table(rows):
             n_total += n
             row = f"| {d} | {lv} | {n} |"
             for p, c in zip(planners, cells):
-                c = c or {"solved": 0, "quality": 0.0}
+                c = c or {"solved": 0, "quality": 0.0, "agile": 0.0}
                 total[p][0] += c["solved"]
                 total[p][1] += c["quality"]
-                row += f" {c['solved']} | {c['quality']:.1f} |"
+                total[p][2] += c["agile"]
+                row += f" {c['solved']} | {c['quality']:.1f} | {c['agile']:.1f} |"
             lines.append(row)
-    lines.append(f"| **total** | | {n_total} |" + "".join(f" **{total[p][0]}** | **{total[p][1]:.1f}** |"
-                                                        for p in planners))
+    lines.append(f"| **total** | | {n_total} |" + "".join(f" **{total[p][0]}** | **{total[p][1]:.1f}** | "
+                                                        f"**{total[p][2]:.1f}** |" for p in planners))
+    lines += ["", "Per domain (coverage / quality / agile):", "",
+              "| domain | problems | " + " | ".join(planners) + " |", "|" + "---|" * (2 + len(planners))]
+    for d in doms:
+        cells = [agg.get((d, "all", p)) for p in planners]
+        n = max((c["n"] for c in cells if c), default=0)
+        lines.append(f"| {d} | {n} | " + " | ".join(
+            f"{c['solved']} / {c['quality']:.1f} / {c['agile']:.1f}" if c else "–" for c in cells) + " |")
     learn_info = []
     for d in doms:
         for f in sorted(glob.glob(os.path.join(OUT, d, "learn-*.json"))):
@@ -313,10 +336,10 @@ def table(rows):
     with open(os.path.join(OUT, "ipc23.json"), "w") as f:
         json.dump({"time_limit": TIME_LIMIT, "rows": rows}, f, indent=1)
     with open(os.path.join(OUT, "ipc23.csv"), "w") as f:
-        f.write("domain,level,problem,planner,solved,cost,quality,cpu\n")
+        f.write("domain,level,problem,planner,solved,cost,quality,agile,cpu\n")
         for r in rows:
             f.write(f"{r['domain']},{r['level']},{r['problem']},{r['planner']},{int(bool(r.get('solved')))},"
-                    f"{r.get('cost', '')},{r['quality']:.4f},{r.get('cpu', '')}\n")
+                    f"{r.get('cost', '')},{r['quality']:.4f},{r['agile']:.4f},{r.get('cpu', '')}\n")
     print(md, end="")
     try:
         import matplotlib

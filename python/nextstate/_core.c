@@ -827,9 +827,11 @@ static PyObject *model_info(ModelObject *self, PyObject *Py_UNUSED(i))
     const ns_encoder_spec *e = model_enc(self);
     const char *dom = e->kind == NS_ENCODER_WL && e->wl.domain_name ? e->wl.domain_name : "";
     if (self->kind == 1)
-        return Py_BuildValue("{s:s,s:s,s:s,s:i,s:d,s:l,s:i,s:d}", "model", "hwl", "encoder", "wl", "domain_name",
-                             dom, "dim", self->h.dim, "lambda", self->h.lambda, "train_rows", self->h.rows,
-                             "train_problems", self->h.problems, "train_rmse", self->h.rmse);
+        return Py_BuildValue("{s:s,s:s,s:s,s:i,s:d,s:l,s:i,s:d,s:s,s:i}", "model", "hwl", "encoder", "wl",
+                             "domain_name", dom, "dim", self->h.dim, "lambda", self->h.lambda, "train_rows",
+                             self->h.rows, "train_problems", self->h.problems, "train_rmse", self->h.rmse, "algo",
+                             ns_planner_algo_name(ns_plan_heuristic_algo(&self->h, NS_PLAN_BEAM)), "rank",
+                             self->h.rank);
     const ns_predictor *p = &self->p;
     return Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:l,s:i,s:d,s:l,s:l}", "model", ns_predictor_kind_name(p->kind), "mode",
                          ns_predictor_mode_name(p->mode), "encoder", ns_encoder_kind_name(p->enc.kind), "domain_name",
@@ -876,10 +878,11 @@ static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
         if (a < 0 || (algo && (a == NS_PLAN_BEAM || a == NS_PLAN_RESTART)))
             return PyErr_Format(PyExc_ValueError,
                                 "a learned heuristic plans with algo 'lama' (h in LAMA-first's search beside h^FF "
-                                "and h^LM; the default), 'lama-h' (in h^FF's place), 'guided' (GBFS on h, h^FF's "
-                                "helpful actions preferred) or 'search' (GBFS on h alone), not '%s'", algo);
-        o.algo = ns_plan_heuristic_algo((ns_planner_algo)a);
-        name = ns_plan_heuristic_name(o.algo);
+                                "and h^LM), 'lama-h' (in h^FF's place), 'guided' (GBFS on h, h^FF's helpful actions "
+                                "preferred) or 'search' (GBFS on h alone), not '%s'; the default is the model's own "
+                                "choice, made when it was learned", algo);
+        o.algo = ns_plan_heuristic_algo(&self->h, (ns_planner_algo)a);
+        name = ns_plan_heuristic_name(&self->h, o.algo);
     } else {
         if (algo) {
             int a = ns_planner_algo_parse(algo);
@@ -1001,7 +1004,7 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     static char *kwlist[] = {"domain", "train_dir", "model", "plans", "val_dir", "val_plans", "encoder", "mode",
                              "iterations", "statics", "lambda_", "lr", "epochs", "hidden", "layers", "batch", "seed",
                              "rounds", "depth", "threads", "max_objects", "solve_time_limit", "solve_memory_limit",
-                             "optimal_only", "cls", NULL};
+                             "optimal_only", "cls", "rank", "choose", NULL};
     const char *dom, *dir, *model = "hwl", *plans = NULL, *val_dir = NULL, *val_plans = NULL, *encs = "wl",
                                        *modes = NULL;
     ns_predictor_config c;
@@ -1012,12 +1015,15 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     unsigned long long seed = c.seed;
     double solve_limit = 60, solve_memory = 4096;
     PyObject *cls = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpO", kwlist, &dom, &dir, &model, &plans,
+    ns_choose_opts co;
+    ns_choose_opts_default(&co);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOii", kwlist, &dom, &dir, &model, &plans,
                                      &val_dir, &val_plans, &encs, &modes, &iterations, &statics, &hc.lambda, &c.lr,
                                      &c.epochs, &c.hidden, &c.layers, &c.batch, &seed, &c.xgb.max_rounds,
                                      &c.xgb.max_depth, &c.xgb.nthread, &maxobj, &solve_limit, &solve_memory,
-                                     &optimal_only, &cls))
+                                     &optimal_only, &cls, &hc.rank, &co.problems))
         return NULL;
+    if (hc.rank < 0 || co.problems < 0) return PyErr_Format(PyExc_ValueError, "rank and choose must be >= 0");
     bool hwl = !strcmp(model, "hwl");
     int k = ns_predictor_kind_parse(model);
     if (!hwl && k < 0) return PyErr_Format(PyExc_ValueError, "model must be 'hwl', 'xgb' or 'lstm', not '%s'", model);
@@ -1061,7 +1067,8 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     }
     if (st == NS_OK && hwl) {
         double t0 = ns_cpu_now();
-        st = ns_hwl_fit(&mo->h, &tr, &hc, &err);
+        hc.seed = (uint64_t)seed;
+        st = ns_hwl_learn(&mo->h, &tr, dom, dir, &hc, &co, &err);
         secs = ns_cpu_now() - t0;
         if (st == NS_OK) {
             mo->kind = 1;
@@ -1082,10 +1089,12 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     PyObject *info = NULL;
     if (st == NS_OK && hwl)
-        info = Py_BuildValue("{s:s,s:s,s:i,s:i,s:l,s:i,s:d,s:d,s:d,s:i,s:i}", "model", "hwl", "encoder", "wl", "dim",
-                             mo->h.dim, "train_problems", tr.n, "train_rows", mo->h.rows, "val_problems", va.n,
-                             "train_rmse", mo->h.rmse, "val_rmse", val, "seconds", secs, "unsolved", tr.unsolved,
-                             "satisficing", tr.satisficing);
+        info = Py_BuildValue("{s:s,s:s,s:i,s:i,s:l,s:i,s:d,s:d,s:d,s:i,s:i,s:s,s:i,s:l}", "model", "hwl", "encoder",
+                             "wl", "dim", mo->h.dim, "train_problems", tr.n, "train_rows", mo->h.rows, "val_problems",
+                             va.n, "train_rmse", mo->h.rmse, "val_rmse", val, "seconds", secs, "unsolved",
+                             tr.unsolved, "satisficing", tr.satisficing, "algo",
+                             ns_planner_algo_name(ns_plan_heuristic_algo(&mo->h, NS_PLAN_BEAM)), "rank", mo->h.rank,
+                             "pairs", mo->h.pairs);
     else if (st == NS_OK)
         info = Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:l,s:i,s:l,s:l,s:i,s:d,s:K,s:d,s:i,s:i}", "model",
                              ns_predictor_kind_name(mo->p.kind), "mode", ns_predictor_mode_name(mo->p.mode), "encoder",

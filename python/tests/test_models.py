@@ -46,10 +46,13 @@ def test_plan_larger_problem(hwl, tmp_path):
     assert v["valid"] and v["length"] == len(r["plan"])
     assert t.validate(t.plan_text(r["plan"]))["valid"]
     assert r["plan_names"][0] == t.op_name(r["plan"][0])
-    # GBFS on h alone (WL-GOOSE's search), and the LAMA searches (the default: h beside h^FF and h^LM) on a
-    # problem of the training size
+    # GBFS on h alone (WL-GOOSE's search), the LAMA searches (h beside h^FF and h^LM, or in h^FF's place) and
+    # the default (the model's own choice, made by learn) on a problem of the training size
     small = bw_task(tmp_path, 6, 9)
-    for algo, name in (("search", "hwl"), (None, "hwl+lama"), ("lama-h", "hwl-in-lama"), ("lama", "hwl+lama")):
+    names = {"search": "hwl", "guided": "hwl+ff-preferred", "lama": "hwl+lama", "lama-h": "hwl-in-lama"}
+    assert hwl.info()["algo"] in names
+    for algo, name in (("search", "hwl"), (None, names[hwl.info()["algo"]]), ("lama-h", "hwl-in-lama"),
+                       ("lama", "hwl+lama")):
         r = hwl.plan(small, algo=algo, time_limit=30)
         assert r["solved"] and r["algo"] == name and small.validate(r["plan"])["valid"]
     with pytest.raises(ValueError):

@@ -10,15 +10,17 @@
 #include "nextstate/util/json.h"
 #include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
+#include "nextstate/planner/planner.h"
 
-/* --model hwl: fits, writes and reports the learned heuristic. */
-static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_config *hc, const char *out, bool json,
-                     bool quiet)
+/* --model hwl: fits (choosing the algorithm on held-out training problems,
+ * ns_hwl_learn), writes and reports the learned heuristic. */
+static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *domain, const char *train_dir,
+                     const ns_hwl_config *hc, const ns_choose_opts *co, const char *out, bool json, bool quiet)
 {
     ns_error err;
     ns_hwl h;
     double t0 = ns_cpu_now(), val = NAN;
-    if (ns_hwl_fit(&h, tr, hc, &err) != NS_OK) return cli_report(&err);
+    if (ns_hwl_learn(&h, tr, domain, train_dir, hc, co, &err) != NS_OK) return cli_report(&err);
     double secs = ns_cpu_now() - t0;
     int rc = 0;
     if (va->n > 0 && ns_hwl_rmse(&h, va, &val, &err) != NS_OK) rc = cli_report(&err);
@@ -31,6 +33,17 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_co
         ns_json_put_num(&j, h.rmse);
         ns_buf_puts(&j, ", \"val_rmse\": ");
         ns_json_put_num(&j, val);
+        ns_buf_puts(&j, ", \"algo\": ");
+        ns_json_put_str(&j, ns_planner_algo_name(ns_plan_heuristic_algo(&h, NS_PLAN_BEAM)));
+        ns_buf_puts(&j, ", \"choice\": [");
+        for (int i = 0; i < h.ncand; i++) {
+            ns_buf_puts(&j, i ? ", {\"algo\": " : "{\"algo\": ");
+            ns_json_put_str(&j, h.cand[i]);
+            ns_buf_printf(&j, ", \"solved\": %d, \"of\": %d, \"evaluated\": %ld}", h.cand_solved[i],
+                          h.choice_problems, h.cand_evaluated[i]);
+        }
+        ns_buf_printf(&j, "], \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ", h.rank, h.pairs);
+        ns_json_put_num(&j, h.pair_acc);
         ns_buf_printf(&j, ", \"seconds\": %.3f, \"output\": ", secs);
         ns_json_put_str(&j, out);
         ns_buf_puts(&j, "}\n");
@@ -38,9 +51,19 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const ns_hwl_co
         ns_buf_free(&j);
     } else if (!rc && !quiet) {
         char vs[64] = "";
+        char rs[96] = "";
         if (va->n) snprintf(vs, sizeof vs, " (validation %d problems: %.3f)", va->n, val);
-        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s; %.2f s; wrote %s\n", h.dim,
-                tr->n, h.rows, h.rmse, vs, secs, out);
+        if (h.rank) snprintf(rs, sizeof rs, ", %ld ranking pairs (%.1f %% ordered right)", h.pairs, 100 * h.pair_acc);
+        else if (hc->rank) snprintf(rs, sizeof rs, ", no ranking term (%d features: too many for its solve)", h.dim);
+        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
+                h.dim, tr->n, h.rows, h.rmse, vs, rs, secs, out);
+        if (h.ncand) {
+            fprintf(stderr, "learn: plans with --algo %s, chosen on the %d largest training problems (solved, "
+                            "evaluations within %ld each):", h.algo, h.choice_problems, h.choice_budget);
+            for (int i = 0; i < h.ncand; i++)
+                fprintf(stderr, "%s %s %d, %ld", i ? ";" : "", h.cand[i], h.cand_solved[i], h.cand_evaluated[i]);
+            fputc('\n', stderr);
+        }
     }
     ns_hwl_free(&h);
     return rc;
@@ -90,6 +113,8 @@ int cmd_learn(int argc, char **argv)
     bool hwl = true; /* the default: the best learned planner we have (README) */
     ns_hwl_config hc;
     ns_hwl_config_init(&hc);
+    ns_choose_opts co;
+    ns_choose_opts_default(&co);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -112,6 +137,9 @@ int cmd_learn(int argc, char **argv)
             if (k < 0 && !hwl) return cli_usage("learn", "--model expects lstm, xgb or hwl");
             if (!hwl) c.kind = (ns_predictor_kind)k;
             i++;
+        } else if (!strcmp(a, "--rank-weight")) {
+            if (!cli_parse_double("learn", a, v, &hc.rank_weight) || !(hc.rank_weight >= 0)) return NS_ERR_USAGE;
+            i++;
         } else if (!strcmp(a, "--lambda")) {
             if (!cli_parse_double("learn", a, v, &hc.lambda) || !(hc.lambda >= 0)) return NS_ERR_USAGE;
             i++;
@@ -133,7 +161,8 @@ int cmd_learn(int argc, char **argv)
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--epochs") || !strcmp(a, "--hidden") ||
                    !strcmp(a, "--layers") || !strcmp(a, "--batch") || !strcmp(a, "--iterations") ||
                    !strcmp(a, "--max-objects") || !strcmp(a, "--rounds") || !strcmp(a, "--depth") ||
-                   !strcmp(a, "--threads")) {
+                   !strcmp(a, "--threads") || !strcmp(a, "--rank") || !strcmp(a, "--choose") ||
+                   !strcmp(a, "--choose-budget")) {
             if (!cli_parse_range("learn", a, v, 0, 1L << 30, &n)) return NS_ERR_USAGE;
             if (!strcmp(a, "--seed")) c.seed = (uint64_t)n;
             else if (!strcmp(a, "--epochs")) c.epochs = (int)n;
@@ -142,6 +171,9 @@ int cmd_learn(int argc, char **argv)
             else if (!strcmp(a, "--batch")) c.batch = (int)n;
             else if (!strcmp(a, "--iterations")) iterations = (int)n;
             else if (!strcmp(a, "--max-objects")) maxobj = n;
+            else if (!strcmp(a, "--rank")) hc.rank = (int)n;
+            else if (!strcmp(a, "--choose")) co.problems = (int)n;
+            else if (!strcmp(a, "--choose-budget")) co.budget = n;
             else if (!strcmp(a, "--rounds")) c.xgb.max_rounds = (int)n;
             else if (!strcmp(a, "--depth")) c.xgb.max_depth = (int)n;
             else c.xgb.nthread = (int)n;
@@ -179,7 +211,8 @@ int cmd_learn(int argc, char **argv)
         if (!rc) {
             hc.iterations = iterations;
             hc.statics = statics;
-            rc = learn_hwl(&tr, &va, &hc, out, json, quiet);
+            hc.seed = c.seed;
+            rc = learn_hwl(&tr, &va, pos[0], pos[1], &hc, &co, out, json, quiet);
         }
         ns_trajset_free(&tr);
         ns_trajset_free(&va);

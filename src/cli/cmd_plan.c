@@ -89,7 +89,7 @@ static int write_plan(const ns_task *t, const char *prob, const ns_planner_resul
 static int plan_problem(const plan_model *m, const char *domain, const char *prob, const ns_planner_opts *o,
                         const plan_out *out, bool alone, ns_status *st)
 {
-    const char *algo = m->hwl ? ns_plan_heuristic_name(o->algo) : ns_planner_algo_name(o->algo);
+    const char *algo = m->hwl ? ns_plan_heuristic_name(&m->h, o->algo) : ns_planner_algo_name(o->algo);
     ns_ground_limits lim = {o->time_limit, 0};
     cli_task ct;
     ns_planner_result r;

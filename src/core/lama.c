@@ -254,6 +254,7 @@ static ns_status run(lama *s)
         }
         if (s->o->memory_limit && lama_bytes(s) > s->o->memory_limit) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
+        if (s->o->max_evaluated > 0 && r->evaluated >= s->o->max_evaluated) return NS_INCOMPLETE;
         cur = next_state(s);
         if (cur == NS_NO_STATE) return NS_UNSOLVABLE;
     }

@@ -307,6 +307,11 @@ static inline bool over_time(search *s)
     return s->o->time_limit > 0 && now - s->cpu_start > s->o->time_limit;
 }
 
+static inline bool over_budget(const search *s, const ns_search_result *r)
+{
+    return s->o->max_evaluated > 0 && r->evaluated >= s->o->max_evaluated;
+}
+
 static inline int evaluate(search *s, const ns_word *st, int *pref, int *npref)
 {
     return s->ev->eval(s->ev->ctx, st, pref, npref);
@@ -369,6 +374,7 @@ static ns_status run_bfs(search *s)
     for (uint32_t cur = 0; cur < s->reg.n; cur++) {
         if (over_memory(s)) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
+        if (over_budget(s, r)) return NS_INCOMPLETE;
         load_state(s, cur);
         int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
         r->expanded++;
@@ -426,6 +432,7 @@ static ns_status run_best_first(search *s, bool astar)
         s->closed[cur] = 1;
         if (over_memory(s)) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
+        if (over_budget(s, r)) return NS_INCOMPLETE;
         r->expanded++;
         load_state(s, cur);
         if (ns_task_is_goal(t, s->state)) return extract_plan(s, cur);
@@ -545,6 +552,10 @@ static ns_status run_lazy(search *s)
             st = NS_OUT_OF_TIME;
             break;
         }
+        if (over_budget(s, r)) {
+            st = NS_INCOMPLETE;
+            break;
+        }
         /* the next new state from the open lists */
         bool found = false;
         while (s->open.size || s->popen.size) {
@@ -580,6 +591,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->algo = NS_SEARCH_ASTAR;
     o->heuristic = NS_H_LMCUT;
     o->time_limit = 0;
+    o->max_evaluated = 0;
     o->memory_limit = 0;
     o->prune_irrelevant = true;
     o->preferred = true;

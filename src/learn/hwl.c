@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nextstate/core/succgen.h"
 #include "nextstate/learn/params.h"
+#include "nextstate/util/blas.h"
 #include "nextstate/util/json.h"
 
 #define HWL_FORMAT "nextstate-hwl"
@@ -18,6 +20,9 @@ void ns_hwl_config_init(ns_hwl_config *c)
     c->iterations = 2;
     c->statics = true;
     c->lambda = 1.0;
+    c->rank = 4;
+    c->rank_weight = 1.0;
+    c->seed = 1;
 }
 
 void ns_hwl_free(ns_hwl *h)
@@ -77,23 +82,50 @@ static void accumulate(void *ctx, const float *phi, double y)
     q->rows++;
 }
 
+/* Factors the lower triangle of A (n×n, row-major) in place into L with
+ * A = L Lᵀ, blocked: each diagonal block unblocked, the panel below it by
+ * substitution, the trailing matrix updated by one product through BLAS
+ * (most of the O(n³/3) work).  False when A is not positive definite. */
+#define CHOL_BLOCK 128
+static bool cholesky_factor(double *a, int n)
+{
+    size_t ld = (size_t)n;
+    for (int k0 = 0; k0 < n; k0 += CHOL_BLOCK) {
+        int nb = n - k0 < CHOL_BLOCK ? n - k0 : CHOL_BLOCK, k1 = k0 + nb;
+        for (int j = k0; j < k1; j++) { /* the diagonal block */
+            double *rj = a + (size_t)j * ld;
+            double d = rj[j];
+            for (int k = k0; k < j; k++) d -= rj[k] * rj[k];
+            if (!(d > 0)) return false;
+            rj[j] = sqrt(d);
+            for (int i = j + 1; i < k1; i++) {
+                double *ri = a + (size_t)i * ld;
+                double v = ri[j];
+                for (int k = k0; k < j; k++) v -= ri[k] * rj[k];
+                ri[j] = v / rj[j];
+            }
+        }
+        for (int i = k1; i < n; i++) { /* the panel: row i of L[k1:, k0:k1] */
+            double *ri = a + (size_t)i * ld;
+            for (int j = k0; j < k1; j++) {
+                const double *rj = a + (size_t)j * ld;
+                double v = ri[j];
+                for (int k = k0; k < j; k++) v -= ri[k] * rj[k];
+                ri[j] = v / rj[j];
+            }
+        }
+        if (k1 < n) /* A[k1:, k1:] −= P Pᵀ (the upper triangle is written too, and never read) */
+            ns_dgemm(false, true, n - k1, n - k1, nb, -1.0, a + (size_t)k1 * ld + k0, n, a + (size_t)k1 * ld + k0,
+                     n, 1.0, a + (size_t)k1 * ld + k1, n);
+    }
+    return true;
+}
+
 /* Solves A x = b in place (A symmetric positive definite, lower triangle
  * used) by Cholesky; false when A is not positive definite. */
 static bool cholesky_solve(double *a, double *b, int n)
 {
-    for (int j = 0; j < n; j++) {
-        double *rj = a + (size_t)j * (size_t)n;
-        double d = rj[j];
-        for (int k = 0; k < j; k++) d -= rj[k] * rj[k];
-        if (!(d > 0)) return false;
-        rj[j] = sqrt(d);
-        for (int i = j + 1; i < n; i++) {
-            double *ri = a + (size_t)i * (size_t)n;
-            double v = ri[j];
-            for (int k = 0; k < j; k++) v -= ri[k] * rj[k];
-            ri[j] = v / rj[j];
-        }
-    }
+    if (!cholesky_factor(a, n)) return false;
     for (int i = 0; i < n; i++) { /* L y = b */
         const double *ri = a + (size_t)i * (size_t)n;
         double v = b[i];
@@ -174,6 +206,14 @@ static void keep_row(void *ctx, const float *phi, double y)
     r->ptr[r->n] = r->nnz;
 }
 
+static void sparse_rows_free(sparse_rows *r)
+{
+    free(r->ptr);
+    free(r->idx);
+    free(r->val);
+    free(r->y);
+}
+
 static double sparse_dot(const sparse_rows *r, long a, long b)
 {
     double v = 0;
@@ -232,28 +272,127 @@ static bool solve_dual(const sparse_rows *r, double lambda, float *w)
     return ok;
 }
 
+/* Ranking pairs (hwl.h, ns_hwl_config.rank): for each non-goal state s_t
+ * of every trajectory, up to k successors s' other than s_{t+1}, in an
+ * order shuffled with rng, whose φ differs from φ(s_{t+1}); each kept as
+ * the sparse row φ(s') − φ(s_{t+1}) with margin 1. */
+static ns_status collect_pairs(const ns_encoder_spec *spec, const ns_trajset *s, int k, uint64_t seed,
+                               sparse_rows *pairs, ns_error *err)
+{
+    ns_rng rng;
+    ns_rng_seed(&rng, seed);
+    int D = pairs->dim;
+    float *next = ns_xcalloc((size_t)D + 1, sizeof(float)), *phi = ns_xcalloc((size_t)D + 1, sizeof(float));
+    ns_status st = NS_OK;
+    for (int i = 0; i < s->n && st == NS_OK; i++) {
+        const ns_traj *tr = &s->v[i];
+        const int nw = tr->t.nwords;
+        ns_encoder e;
+        if ((st = ns_encoder_init(&e, spec, &tr->t, err)) != NS_OK) break;
+        ns_succgen g;
+        ns_succgen_init(&g, &tr->t);
+        int *ops = ns_xcalloc((size_t)tr->t.nops + 1, sizeof(int));
+        ns_word *succ = ns_xcalloc((size_t)nw, sizeof(ns_word));
+        for (int t = 0; t + 1 < tr->nstates; t++) {
+            const ns_word *cur = tr->states + (size_t)t * (size_t)nw, *nxt = cur + nw;
+            ns_encoder_state(&e, nxt, next);
+            int n = ns_succgen_applicable(&g, cur, ops);
+            ns_rng_shuffle_int(&rng, ops, (size_t)n);
+            for (int j = 0, taken = 0; j < n && taken < k; j++) {
+                if (ops[j] == tr->ops[t]) continue;
+                ns_task_apply(&tr->t, ops[j], cur, succ);
+                if (!memcmp(succ, nxt, (size_t)nw * sizeof(ns_word))) continue;
+                ns_encoder_state(&e, succ, phi);
+                bool same = true;
+                for (int d = 0; d < D; d++) {
+                    phi[d] -= next[d];
+                    same = same && phi[d] == 0;
+                }
+                if (same) continue; /* WL cannot tell them apart */
+                keep_row(pairs, phi, 1.0);
+                taken++;
+            }
+        }
+        free(ops);
+        free(succ);
+        ns_succgen_free(&g);
+        ns_encoder_free(&e);
+    }
+    free(next);
+    free(phi);
+    return st;
+}
+
+/* Adds weight · x xᵀ (lower triangle) and weight · y · x to q for sparse
+ * row r of p. */
+static void add_sparse_row(normal_eq *q, const sparse_rows *p, long r, double weight)
+{
+    for (long a = p->ptr[r]; a < p->ptr[r + 1]; a++) {
+        int i = p->idx[a];
+        double vi = weight * p->val[a];
+        q->b[i] += vi * p->y[r];
+        for (long c = p->ptr[r]; c <= a; c++) q->a[(size_t)i * (size_t)q->n + (size_t)p->idx[c]] += vi * p->val[c];
+    }
+}
+
+static double row_dot(const sparse_rows *p, long r, const float *w)
+{
+    double v = 0;
+    for (long a = p->ptr[r]; a < p->ptr[r + 1]; a++) v += (double)w[p->idx[a]] * p->val[a];
+    return v;
+}
+
 /* Ridge regression in the primal: the normal equations of [φ, 1], (D+1)²
- * memory.  w has room for dim + 1. */
-static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double lambda, float *w, long *rows,
-                              ns_error *err)
+ * memory; with pairs (may be NULL), the squared-hinge ranking term by
+ * active-set Newton steps: solve with the pairs violated by the last w
+ * (all at first) until that set stops changing (at most 30 solves).  w has
+ * room for dim + 1. */
+static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double lambda, const sparse_rows *pairs,
+                              double rank_weight, float *w, long *rows, ns_error *err)
 {
     normal_eq q = {h->dim + 1, NULL, NULL, NULL, 0};
-    q.a = ns_xcalloc((size_t)q.n * (size_t)q.n, sizeof(double));
+    size_t nn = (size_t)q.n * (size_t)q.n;
+    q.a = ns_xcalloc(nn, sizeof(double));
     q.b = ns_xcalloc((size_t)q.n, sizeof(double));
     q.nz = ns_xcalloc((size_t)q.n, sizeof(int));
     float *phi = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
     ns_status st = each_state(&h->enc, train, phi, accumulate, &q, err);
-    if (st == NS_OK) {
-        /* λ on the weights; a tiny ridge on the bias keeps A definite when
-           λ = 0 and a feature is constant */
-        for (int j = 0; j < q.n; j++) q.a[(size_t)j * (size_t)q.n + (size_t)j] += j < h->dim ? lambda : 1e-9;
-        if (!cholesky_solve(q.a, q.b, q.n))
+    /* λ on the weights; a tiny ridge on the bias keeps A definite when λ = 0
+       and a feature is constant */
+    for (int j = 0; j < q.n && st == NS_OK; j++) q.a[(size_t)j * (size_t)q.n + (size_t)j] += j < h->dim ? lambda : 1e-9;
+    long np = pairs ? pairs->n : 0;
+    bool *active = ns_xcalloc((size_t)np + 1, sizeof(bool));
+    for (long r = 0; r < np; r++) active[r] = true;
+    normal_eq sys = q;
+    sys.a = np ? ns_xmalloc(nn * sizeof(double)) : q.a;
+    sys.b = np ? ns_xmalloc((size_t)q.n * sizeof(double)) : q.b;
+    for (int it = 0; st == NS_OK; it++) {
+        if (np) {
+            memcpy(sys.a, q.a, nn * sizeof(double));
+            memcpy(sys.b, q.b, (size_t)q.n * sizeof(double));
+            for (long r = 0; r < np; r++)
+                if (active[r]) add_sparse_row(&sys, pairs, r, rank_weight);
+        }
+        if (!cholesky_solve(sys.a, sys.b, sys.n)) {
             st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
                               "the normal equations are singular (give the ridge penalty a positive value)");
+            break;
+        }
+        for (int j = 0; j < q.n; j++) w[j] = (float)sys.b[j];
+        bool changed = false;
+        for (long r = 0; r < np; r++) {
+            bool v = row_dot(pairs, r, w) < pairs->y[r];
+            changed = changed || v != active[r];
+            active[r] = v;
+        }
+        if (!changed || it == 29) break;
     }
-    if (st == NS_OK)
-        for (int j = 0; j < q.n; j++) w[j] = (float)q.b[j];
     *rows = q.rows;
+    if (np) {
+        free(sys.a);
+        free(sys.b);
+    }
+    free(active);
     free(phi);
     free(q.a);
     free(q.b);
@@ -263,6 +402,9 @@ static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double l
 
 /* The largest system solved exactly: min(D + 1, N)² doubles. */
 #define HWL_MAX_SYSTEM 16384
+/* The most unknowns (D + 1) the ranking term's primal solves take: a few
+ * seconds of Cholesky each (sokoban's 6,451: 31 s for the whole fit). */
+#define HWL_RANK_MAX_DIM 8192
 
 ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c, ns_error *err)
 {
@@ -275,17 +417,28 @@ ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c,
     h->dim = ns_encoder_spec_dim(&h->enc);
     h->lambda = c->lambda;
     h->problems = train->n;
-    bool dual = c->lambda > 0 && N < (long)h->dim + 1;
+    if (c->rank < 0 || !(c->rank_weight >= 0)) {
+        ns_hwl_free(h);
+        return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "the ranking siblings and weight must be ≥ 0");
+    }
+    /* the ranking term needs the primal system; above HWL_RANK_MAX_DIM features it is left out (h->rank 0) */
+    int rank = h->dim + 1 <= HWL_RANK_MAX_DIM ? c->rank : 0;
+    bool dual = rank == 0 && c->lambda > 0 && N < (long)h->dim + 1;
     long n = dual ? N : (long)h->dim + 1;
     if (n > HWL_MAX_SYSTEM) {
         st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
-                          "%ld training states and %d WL features: a ridge system of %ld unknowns is more than %d "
-                          "(fewer training problems or WL iterations)",
-                          N, h->dim, n, HWL_MAX_SYSTEM);
+                          "%ld training states and %d WL features: a %s system of %ld unknowns is more than %d "
+                          "(fewer training problems or WL iterations%s)",
+                          N, h->dim, rank ? "ranking" : "ridge", n, HWL_MAX_SYSTEM,
+                          rank ? ", or no ranking term" : "");
         ns_hwl_free(h);
         return st;
     }
     h->w = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
+    h->rank = rank;
+    h->rank_weight = rank ? c->rank_weight : 0;
+    sparse_rows pairs = {0};
+    pairs.dim = h->dim;
     if (dual) {
         sparse_rows r = {0};
         r.dim = h->dim;
@@ -295,13 +448,16 @@ ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c,
             st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "the ridge system is singular");
         h->rows = r.n;
         free(phi);
-        free(r.ptr);
-        free(r.idx);
-        free(r.val);
-        free(r.y);
+        sparse_rows_free(&r);
     } else {
-        st = solve_primal(h, train, c->lambda, h->w, &h->rows, err);
+        if (rank) st = collect_pairs(&h->enc, train, rank, c->seed, &pairs, err);
+        if (st == NS_OK) st = solve_primal(h, train, c->lambda, rank ? &pairs : NULL, c->rank_weight, h->w, &h->rows, err);
     }
+    h->pairs = pairs.n;
+    long right = 0;
+    for (long r = 0; r < pairs.n; r++) right += row_dot(&pairs, r, h->w) > 0;
+    h->pair_acc = pairs.n ? (double)right / (double)pairs.n : NAN;
+    sparse_rows_free(&pairs);
     if (st == NS_OK) st = ns_hwl_rmse(h, train, &h->rmse, err);
     if (st != NS_OK) ns_hwl_free(h);
     return st;
@@ -318,7 +474,26 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
     ns_encoder_spec_write(&h->enc, &meta);
     ns_buf_printf(&meta, ", \"train\": {\"rows\": %ld, \"problems\": %d, \"rmse\": ", h->rows, h->problems);
     ns_json_put_num(&meta, h->rmse);
-    ns_buf_puts(&meta, "}}");
+    if (h->rank) {
+        ns_buf_printf(&meta, ", \"rank\": %d, \"rank_weight\": ", h->rank);
+        ns_json_put_num(&meta, h->rank_weight);
+        ns_buf_printf(&meta, ", \"pairs\": %ld, \"pair_accuracy\": ", h->pairs);
+        ns_json_put_num(&meta, h->pair_acc);
+    }
+    ns_buf_puts(&meta, "}");
+    if (h->algo[0]) {
+        ns_buf_puts(&meta, ", \"planner\": {\"algo\": ");
+        ns_json_put_str(&meta, h->algo);
+        ns_buf_printf(&meta, ", \"problems\": %d, \"budget\": %ld, \"candidates\": [", h->choice_problems,
+                      h->choice_budget);
+        for (int i = 0; i < h->ncand; i++) {
+            ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
+            ns_json_put_str(&meta, h->cand[i]);
+            ns_buf_printf(&meta, ", \"solved\": %d, \"evaluated\": %ld}", h->cand_solved[i], h->cand_evaluated[i]);
+        }
+        ns_buf_puts(&meta, "]}");
+    }
+    ns_buf_puts(&meta, "}");
     ns_params p;
     ns_params_init(&p);
     int64_t n = h->dim + 1;
@@ -389,6 +564,34 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
     if (tj && ns_json_get_int(tj, "problems", &v)) h->problems = (int)v;
     num = tj ? ns_json_get(tj, "rmse") : NULL;
     h->rmse = num && num->kind == NS_JSON_NUMBER ? num->number : NAN;
+    if (tj && ns_json_get_int(tj, "rank", &v) && v > 0 && v < (1 << 20)) {
+        h->rank = (int)v;
+        num = ns_json_get(tj, "rank_weight");
+        h->rank_weight = num && num->kind == NS_JSON_NUMBER ? num->number : NAN;
+        if (ns_json_get_int(tj, "pairs", &v)) h->pairs = (long)v;
+        num = ns_json_get(tj, "pair_accuracy");
+        h->pair_acc = num && num->kind == NS_JSON_NUMBER ? num->number : NAN;
+    }
+    const ns_json *pj = ns_json_get(&j, "planner");
+    const char *name;
+    if (pj && ns_json_get_str(pj, "algo", &name)) {
+        if (strlen(name) >= sizeof h->algo) {
+            st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "the planner's algorithm name is too long");
+            goto out;
+        }
+        strcpy(h->algo, name);
+        if (ns_json_get_int(pj, "problems", &v)) h->choice_problems = (int)v;
+        if (ns_json_get_int(pj, "budget", &v)) h->choice_budget = (long)v;
+        const ns_json *cj = ns_json_get(pj, "candidates");
+        for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->ncand < 4; i++) {
+            const ns_json *x = &cj->items[i];
+            if (!ns_json_get_str(x, "algo", &name) || strlen(name) >= sizeof h->cand[0]) continue;
+            int k = h->ncand++;
+            strcpy(h->cand[k], name);
+            if (ns_json_get_int(x, "solved", &v)) h->cand_solved[k] = (int)v;
+            if (ns_json_get_int(x, "evaluated", &v)) h->cand_evaluated[k] = (long)v;
+        }
+    }
 out:
     if (st != NS_OK) ns_hwl_free(h);
     ns_json_free(&j);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "nextstate/core/search.h"
 #include "nextstate/core/state.h"
@@ -508,7 +509,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
 {
     memset(r, 0, sizeof *r);
     double t0 = ns_cpu_now();
-    ns_planner_algo algo = ns_plan_heuristic_algo(o->algo);
+    ns_planner_algo algo = ns_plan_heuristic_algo(h, o->algo);
     /* SEARCH: h alone (WL-GOOSE); LAMA: h beside LAMA's h^FF, whose helpful
        actions are preferred (so h's evaluator need not compute h^FF again);
        otherwise h with h^FF's helpful actions as preferred operators */
@@ -528,6 +529,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     so.preferred = algo != NS_PLAN_SEARCH; /* lama: h^FF's helpful actions, from its own h^FF */
     so.time_limit = o->time_limit;
     so.memory_limit = o->memory_limit;
+    so.max_evaluated = o->max_evaluated;
     ns_search_result sr;
     st = ns_search(t, &so, &sr);
     if (st == NS_OK) {
@@ -544,17 +546,166 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     return st;
 }
 
-ns_planner_algo ns_plan_heuristic_algo(ns_planner_algo requested)
+ns_planner_algo ns_plan_heuristic_algo(const ns_hwl *h, ns_planner_algo requested)
 {
-    return requested == NS_PLAN_BEAM || requested == NS_PLAN_RESTART ? NS_PLAN_LAMA : requested;
+    if (requested != NS_PLAN_BEAM && requested != NS_PLAN_RESTART) return requested;
+    int a = h && h->algo[0] ? ns_planner_algo_parse(h->algo) : -1;
+    return a == NS_PLAN_SEARCH || a == NS_PLAN_GUIDED || a == NS_PLAN_LAMA || a == NS_PLAN_LAMA_H ? (ns_planner_algo)a
+                                                                                                  : NS_PLAN_LAMA;
 }
 
-const char *ns_plan_heuristic_name(ns_planner_algo requested)
+const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES] = {NS_PLAN_LAMA, NS_PLAN_GUIDED, NS_PLAN_LAMA_H};
+
+ns_status ns_plan_choose(ns_hwl *h, const ns_task *tasks, int n, long budget, double time_limit, ns_error *err)
 {
-    switch (ns_plan_heuristic_algo(requested)) {
+    h->algo[0] = '\0';
+    h->ncand = 0;
+    if (n < 1) return NS_OK;
+    int best = 0;
+    for (int c = 0; c < NS_PLAN_CHOICES; c++) {
+        ns_planner_opts o;
+        ns_planner_opts_default(&o);
+        o.algo = ns_plan_choices[c];
+        o.max_evaluated = budget;
+        o.time_limit = time_limit;
+        int solved = 0;
+        long spent = 0;
+        for (int i = 0; i < n; i++) {
+            ns_planner_result r;
+            ns_status st = ns_plan_heuristic(h, &tasks[i], &o, &r, err);
+            bool ok = st == NS_OK;
+            long evals = r.predictions;
+            ns_planner_result_free(&r);
+            if (st == NS_ERR_INPUT || st == NS_ERR_USAGE) return st;
+            solved += ok;
+            spent += ok ? evals : budget;
+        }
+        snprintf(h->cand[c], sizeof h->cand[c], "%s", ns_planner_algo_name(o.algo));
+        h->cand_solved[c] = solved;
+        h->cand_evaluated[c] = spent;
+        if (solved > h->cand_solved[best] || (solved == h->cand_solved[best] && spent < h->cand_evaluated[best]))
+            best = c;
+    }
+    h->ncand = NS_PLAN_CHOICES;
+    h->choice_problems = n;
+    h->choice_budget = budget;
+    snprintf(h->algo, sizeof h->algo, "%s", h->cand[best]);
+    return NS_OK;
+}
+
+const char *ns_plan_heuristic_name(const ns_hwl *h, ns_planner_algo requested)
+{
+    switch (ns_plan_heuristic_algo(h, requested)) {
     case NS_PLAN_SEARCH: return "hwl";
     case NS_PLAN_GUIDED: return "hwl+ff-preferred";
     case NS_PLAN_LAMA_H: return "hwl-in-lama";
     default: return "hwl+lama";
     }
+}
+
+void ns_choose_opts_default(ns_choose_opts *o)
+{
+    o->problems = 8;
+    o->budget = 100000;
+    o->time_limit = 30;
+}
+
+typedef struct sized_path {
+    int objects, index;
+} sized_path;
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const sized_path *x = a, *y = b;
+    if (x->objects != y->objects) return x->objects < y->objects ? 1 : -1;
+    return x->index < y->index ? 1 : x->index > y->index ? -1 : 0;
+}
+
+/* Whether path's file name is stem + ".pddl" (a trajectory's name). */
+static bool same_stem(const char *stem, const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(stem);
+    return !strncmp(b, stem, n) && !strcmp(b + n, ".pddl");
+}
+
+/* ns_hwl_learn over the problem files problem_paths[0..n). */
+static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *problem_paths,
+                             int n, const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
+{
+    /* at most half of the problems are held out, so the chooser has plans to learn from */
+    int k = co && co->problems > 0 ? (co->problems < n / 2 ? co->problems : n / 2) : 0;
+    if (k == 0) return ns_hwl_fit(h, train, c, err);
+    /* the k problems with the most objects, grounded */
+    sized_path *sz = ns_xcalloc((size_t)n, sizeof *sz);
+    ns_loaded_task *lt = ns_xcalloc((size_t)k, sizeof *lt);
+    ns_task *tasks = ns_xcalloc((size_t)k, sizeof *tasks);
+    ns_status st = NS_OK;
+    ns_domain d;
+    bool dom_ok = (st = ns_domain_read(&d, domain_path, err)) == NS_OK;
+    for (int i = 0; i < n && st == NS_OK; i++) {
+        ns_problem p;
+        if ((st = ns_problem_read(&p, &d, problem_paths[i], err)) != NS_OK) break;
+        sz[i] = (sized_path){p.nobjects, i};
+        ns_problem_free(&p);
+    }
+    if (dom_ok) ns_domain_free(&d);
+    int loaded = 0;
+    if (st == NS_OK) {
+        qsort(sz, (size_t)n, sizeof *sz, by_size_desc);
+        for (; loaded < k && st == NS_OK; loaded++)
+            if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[sz[loaded].index], err)) != NS_OK) break;
+    }
+    /* fitted without the held-out problems' trajectories */
+    ns_trajset rest = *train;
+    rest.v = ns_xcalloc((size_t)train->n + 1, sizeof(ns_traj));
+    rest.n = 0;
+    for (int i = 0; i < train->n && st == NS_OK; i++) {
+        bool held = false;
+        for (int j = 0; j < k && !held; j++) held = same_stem(train->v[i].name, problem_paths[sz[j].index]);
+        if (!held) rest.v[rest.n++] = train->v[i];
+    }
+    ns_hwl chooser;
+    memset(&chooser, 0, sizeof chooser);
+    bool same = rest.n == train->n;
+    if (st == NS_OK) st = ns_hwl_fit(same ? h : &chooser, &rest, c, err);
+    if (st == NS_OK) {
+        for (int i = 0; i < k; i++) tasks[i] = lt[i].task;
+        ns_hwl *ch = same ? h : &chooser;
+        st = ns_plan_choose(ch, tasks, k, co->budget, co->time_limit, err);
+        if (st == NS_OK && !same) {
+            if ((st = ns_hwl_fit(h, train, c, err)) == NS_OK) {
+                memcpy(h->algo, ch->algo, sizeof h->algo);
+                h->choice_problems = ch->choice_problems;
+                h->choice_budget = ch->choice_budget;
+                h->ncand = ch->ncand;
+                memcpy(h->cand, ch->cand, sizeof h->cand);
+                memcpy(h->cand_solved, ch->cand_solved, sizeof h->cand_solved);
+                memcpy(h->cand_evaluated, ch->cand_evaluated, sizeof h->cand_evaluated);
+            }
+        } else if (st != NS_OK && same) {
+            ns_hwl_free(h);
+        }
+    }
+    if (!same) ns_hwl_free(&chooser);
+    free(rest.v);
+    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
+    free(lt);
+    free(tasks);
+    free(sz);
+    return st;
+}
+
+ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, const char *train_dir,
+                       const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
+{
+    int n = 0;
+    char *dirs[1] = {(char *)train_dir};
+    char **paths = ns_problem_paths(dirs, 1, &n, err);
+    if (!paths) return NS_ERR_IO;
+    ns_status st = learn_among(h, train, domain_path, paths, n, c, co, err);
+    for (int i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+    return st;
 }

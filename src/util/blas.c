@@ -12,6 +12,13 @@ void ns_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, cons
                 alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void ns_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A, int lda,
+              const double *B, int ldb, double beta, double *C, int ldc)
+{
+    cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+                alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, const float *x, float beta, float *y)
 {
     /* op(A) is m×n; cblas takes the stored shape */
@@ -32,6 +39,21 @@ void ns_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, cons
             for (int p = 0; p < k; p++) {
                 float a = trans_a ? A[p * lda + i] : A[i * lda + p];
                 float b = trans_b ? B[j * ldb + p] : B[p * ldb + j];
+                s += a * b;
+            }
+            C[i * ldc + j] = alpha * s + (beta == 0 ? 0 : beta * C[i * ldc + j]);
+        }
+}
+
+void ns_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A, int lda,
+              const double *B, int ldb, double beta, double *C, int ldc)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int p = 0; p < k; p++) {
+                double a = trans_a ? A[p * lda + i] : A[i * lda + p];
+                double b = trans_b ? B[j * ldb + p] : B[p * ldb + j];
                 s += a * b;
             }
             C[i * ldc + j] = alpha * s + (beta == 0 ? 0 : beta * C[i * ldc + j]);

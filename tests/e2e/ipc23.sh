@@ -14,9 +14,9 @@ for s in 1 2; do "$NS" gen blocksworld --seed $((10 + s)) --blocks 12 -o "$ipc/t
 printf '{"blocksworld/testing/easy/p01.pddl": 12}\n' >"$TMP/ipc/upper_bounds.json"
 IPC="$TMP/ipc" OUT="$TMP/ipcout" LEVELS=easy PLANNERS="hwl gbfs" TIME_LIMIT=20 SOLVE_LIMIT=10 NS_BIN="$nsbin" \
     bash experiments/ipc23.sh >"$TMP/ipc.log" 2>&1 || { cat "$TMP/ipc.log"; fail "ipc23.sh"; }
-grep -q '^| blocksworld | easy | 2 | 2 | [0-9.]* | 2 | ' "$TMP/ipcout/ipc23.md" || { cat "$TMP/ipc.log"; fail "ipc23.sh: table"; }
+grep -q '^| blocksworld | easy | 2 | 2 | [0-9.]* | [0-9.]* | 2 | [0-9.]* | [0-9.]* |$' "$TMP/ipcout/ipc23.md" || { cat "$TMP/ipc.log"; fail "ipc23.sh: table"; }
 [ "$(grep -c '"solved": true' "$TMP/ipcout/blocksworld/runs.jsonl")" -eq 4 ] || fail "ipc23.sh: runs"
-head -1 "$TMP/ipcout/ipc23.csv" | grep -q '^domain,level,problem,planner,solved,cost,quality,cpu$' || fail "ipc23.sh: csv"
+head -1 "$TMP/ipcout/ipc23.csv" | grep -q '^domain,level,problem,planner,solved,cost,quality,agile,cpu$' || fail "ipc23.sh: csv"
 # the same as a Downward Lab experiment (learn, build, start, parse, fetch, report), when the venv has lab
 # and the binary is not sanitised (Lab's memory limit is an address-space limit, which ASan's shadow exceeds)
 if grep -qa __asan_init "$nsbin"; then
@@ -25,7 +25,7 @@ elif [ -x build/venv/bin/python ] && build/venv/bin/python -c 'import lab' 2>/de
     IPC="$TMP/ipc" OUT="$TMP/labout" LEVELS=easy PLANNERS="hwl gbfs nslama nslazy=--search,lazy" TIME_LIMIT=20 SOLVE_LIMIT=10 \
         NS_LAB_JOBS=1 NS_BIN="$nsbin" bash experiments/ipc23_lab.sh --all >"$TMP/lab.log" 2>&1 ||
         { cat "$TMP/lab.log"; fail "ipc23_lab.sh"; }
-    grep -q '^| blocksworld | easy | 2 | 2 | [0-9.]* | 2 | [0-9.]* | 2 | [0-9.]* | 2 | ' "$TMP/labout/ipc23-lab-eval/ipc23.md" ||
+    grep -q '^| blocksworld | easy | 2 |\( 2 | [0-9.]* | [0-9.]* |\)\{4\}$' "$TMP/labout/ipc23-lab-eval/ipc23.md" ||
         { cat "$TMP/lab.log"; fail "ipc23_lab.sh: table"; }
     grep -q '^| blocksworld | easy | [0-9.]* | ' "$TMP/labout/ipc23-lab-eval/agile.md" || fail "ipc23_lab.sh: agile table"
     grep -qE ' [1-9][0-9]* runs with unexplained errors' "$TMP/lab.log" && { cat "$TMP/lab.log"; fail "ipc23_lab.sh: Lab saw errors"; }

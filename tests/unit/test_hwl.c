@@ -10,6 +10,7 @@
 #include "gen_fixture.h"
 #include "nextstate/core/plan.h"
 #include "nextstate/core/search.h"
+#include "nextstate/core/succgen.h"
 #include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
 #include "nextstate/planner/planner.h"
@@ -67,6 +68,7 @@ static bool check_optimum(const ns_trajset *tr, double lambda, int iterations)
     ns_hwl_config_init(&c);
     c.lambda = lambda;
     c.iterations = iterations;
+    c.rank = 0;
     ns_hwl h;
     ns_error e;
     CHECK(ns_hwl_fit(&h, tr, &c, &e) == NS_OK);
@@ -117,6 +119,14 @@ static void test_fit_is_ridge_optimum(void)
     CHECK(check_optimum(&tr, 0.5, 2));
     CHECK(!check_optimum(&tr, 0.5, 0));
     CHECK(check_optimum(&tr, 1e-3, 2));
+    /* a system larger than a Cholesky block (128): the blocked factor (over
+       300 states, so primal or dual it has more than 300 unknowns) */
+    ns_trajset many;
+    if (load(&many, "big")) {
+        CHECK(ns_trajset_states(&many) > 300);
+        check_optimum(&many, 0.5, 2);
+        ns_trajset_free(&many);
+    }
     ns_hwl_config c;
     ns_hwl_config_init(&c);
     c.lambda = 0.5;
@@ -133,6 +143,151 @@ static void test_fit_is_ridge_optimum(void)
     for (int j = 0; j < big.dim; j++) norm += fabs(big.w[j]);
     CHECK(norm < 1e-3);
     ns_hwl_free(&big);
+    ns_hwl_free(&h);
+    ns_trajset_free(&tr);
+}
+
+/* With the ranking term over every sibling (rank above any branching), the
+ * fit is the optimum of Σ (w·φ + b − y)² + μ Σ max(0, 1 − w·(φ(s') −
+ * φ(s_{t+1})))² + λ‖w‖², the pairs re-derived here from γ independently
+ * of the library's sampling: its gradient vanishes; and a larger μ leaves
+ * a smaller ranking loss. */
+static void test_rank_is_optimum(void)
+{
+    ns_trajset tr;
+    if (!load(&tr, "train")) return;
+    double hinge[2] = {0, 0};
+    const double mus[2] = {0.05, 20.0};
+    for (int m = 0; m < 2; m++) {
+        ns_hwl_config c;
+        ns_hwl_config_init(&c);
+        c.lambda = 0.5;
+        c.rank = 1000;
+        c.rank_weight = mus[m];
+        ns_hwl h;
+        ns_error e;
+        CHECK(ns_hwl_fit(&h, &tr, &c, &e) == NS_OK);
+        if (!h.w) break;
+        int D = h.dim;
+        double *g = calloc((size_t)D + 1, sizeof(double)), scale = 0;
+        float *phi = calloc((size_t)D, sizeof(float)), *nxt = calloc((size_t)D, sizeof(float));
+        long pairs = 0, right = 0;
+        for (int i = 0; i < tr.n; i++) {
+            const ns_traj *t = &tr.v[i];
+            const int nw = t->t.nwords;
+            ns_succgen sg;
+            ns_succgen_init(&sg, &t->t);
+            int *ops = calloc((size_t)t->t.nops + 1, sizeof(int));
+            ns_word *succ = calloc((size_t)nw, sizeof(ns_word));
+            for (int k = 0; k < t->nstates; k++) {
+                const ns_word *s = t->states + (size_t)k * (size_t)nw;
+                double r = value(&h, t, s, phi) - (t->nstates - 1 - k);
+                for (int j = 0; j < D; j++) {
+                    g[j] += 2 * r * phi[j];
+                    scale += fabs(2.0 * (t->nstates - 1 - k) * phi[j]);
+                }
+                g[D] += 2 * r;
+                if (k + 1 == t->nstates) continue;
+                double vn = value(&h, t, s + nw, nxt);
+                int n = ns_succgen_applicable(&sg, s, ops);
+                for (int q = 0; q < n; q++) {
+                    if (ops[q] == t->ops[k]) continue;
+                    ns_task_apply(&t->t, ops[q], s, succ);
+                    if (!memcmp(succ, s + nw, (size_t)nw * sizeof(ns_word))) continue;
+                    double vs = value(&h, t, succ, phi);
+                    bool same = true;
+                    for (int j = 0; j < D; j++) same = same && phi[j] == nxt[j];
+                    if (same) continue;
+                    pairs++;
+                    right += vs - vn > 0;
+                    double viol = 1 - (vs - vn);
+                    if (viol <= 0) continue;
+                    hinge[m] += viol * viol;
+                    for (int j = 0; j < D; j++) g[j] -= 2 * c.rank_weight * viol * (phi[j] - nxt[j]);
+                }
+            }
+            free(ops);
+            free(succ);
+            ns_succgen_free(&sg);
+        }
+        CHECK(pairs > 0 && pairs == h.pairs);
+        CHECK(fabs((double)right / (double)pairs - h.pair_acc) < 1e-9);
+        double worst = 0;
+        for (int j = 0; j < D; j++) g[j] += 2 * c.lambda * h.w[j];
+        for (int j = 0; j <= D; j++) worst = fmax(worst, fabs(g[j]));
+        CHECK(worst < 1e-4 * scale / (double)D + 1e-3);
+        if (!(worst < 1e-4 * scale / (double)D + 1e-3)) printf("  gradient %g (scale %g)\n", worst, scale / D);
+        free(g);
+        free(phi);
+        free(nxt);
+        ns_hwl_free(&h);
+    }
+    CHECK(hinge[0] > 0 && hinge[1] < hinge[0]);
+    if (!(hinge[0] > 0 && hinge[1] < hinge[0]))
+        printf("  ranking loss %g (mu %g) vs %g (mu %g)\n", hinge[0], mus[0], hinge[1], mus[1]);
+    ns_trajset_free(&tr);
+}
+
+/* learn's choice of algorithm: held-out problems planned by each candidate,
+ * the recorded table's best taken (most solved, then fewest evaluations,
+ * then the candidates' order), kept through the model file and used by
+ * plan's default; a budget of one evaluation solves nothing, so the first
+ * candidate (LAMA) wins the tie. */
+static void test_choice(void)
+{
+    ns_trajset tr;
+    if (!load(&tr, "train")) return;
+    char dir[512], tdir[512], dom[] = DOMAIN;
+    snprintf(dir, sizeof dir, "%s/choose", tmpdir); /* train's 4-block problems and test's two of 8 blocks */
+    snprintf(tdir, sizeof tdir, "%s/train", tmpdir);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && ln -sf %s/*.pddl %s/test/*.pddl %s/", dir, tdir, tmpdir, dir);
+    CHECK(system(cmd) == 0);
+    ns_error e;
+    ns_hwl_config c;
+    ns_hwl_config_init(&c);
+    ns_choose_opts co;
+    ns_choose_opts_default(&co);
+    co.problems = 2;
+    ns_hwl h, g;
+    CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
+    CHECK(h.ncand == NS_PLAN_CHOICES && h.choice_problems == 2 && h.choice_budget == co.budget);
+    int best = 0;
+    for (int i = 0; i < h.ncand; i++) {
+        CHECK(ns_planner_algo_parse(h.cand[i]) == (int)ns_plan_choices[i]);
+        CHECK(h.cand_solved[i] >= 0 && h.cand_solved[i] <= 2);
+        if (h.cand_solved[i] > h.cand_solved[best] ||
+            (h.cand_solved[i] == h.cand_solved[best] && h.cand_evaluated[i] < h.cand_evaluated[best]))
+            best = i;
+    }
+    CHECK(h.cand_solved[best] == 2); /* 8-block problems, 100k evaluations */
+    CHECK(!strcmp(h.algo, h.cand[best]));
+    CHECK((int)ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == ns_planner_algo_parse(h.algo));
+    CHECK(ns_plan_heuristic_algo(&h, NS_PLAN_LAMA_H) == NS_PLAN_LAMA_H);
+    char path[600];
+    snprintf(path, sizeof path, "%s/chosen.model", tmpdir);
+    CHECK(ns_hwl_save(&h, path, &e) == NS_OK);
+    CHECK(ns_hwl_load(&g, path, &e) == NS_OK);
+    CHECK(!strcmp(g.algo, h.algo) && g.ncand == h.ncand && g.choice_problems == 2);
+    for (int i = 0; i < g.ncand && i < h.ncand; i++)
+        CHECK(!strcmp(g.cand[i], h.cand[i]) && g.cand_solved[i] == h.cand_solved[i] &&
+              g.cand_evaluated[i] == h.cand_evaluated[i]);
+    ns_hwl_free(&g);
+    ns_hwl_free(&h);
+    co.budget = 1;
+    CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
+    for (int i = 0; i < h.ncand; i++) CHECK(h.cand_solved[i] == 0 && h.cand_evaluated[i] == 2);
+    CHECK(!strcmp(h.algo, "lama"));
+    ns_hwl_free(&h);
+    /* held-out problems with plans: chosen without them, then fitted on all */
+    co.problems = 3;
+    co.budget = 100000;
+    CHECK(ns_hwl_learn(&h, &tr, dom, tdir, &c, &co, &e) == NS_OK);
+    CHECK(h.choice_problems == 3 && h.algo[0] && h.rows == ns_trajset_states(&tr) && h.problems == tr.n);
+    ns_hwl_free(&h);
+    co.problems = 0; /* no choice: plan's default is LAMA */
+    CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
+    CHECK(h.algo[0] == '\0' && h.ncand == 0 && ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == NS_PLAN_LAMA);
     ns_hwl_free(&h);
     ns_trajset_free(&tr);
 }
@@ -154,6 +309,8 @@ static void test_file_roundtrip_and_refusals(void)
     CHECK_EQ_INT(g.dim, h.dim);
     CHECK(memcmp(g.w, h.w, sizeof(float) * (size_t)(h.dim + 1)) == 0);
     CHECK(fabs(g.lambda - h.lambda) < 1e-12 && g.rows == h.rows && g.problems == h.problems);
+    CHECK(h.rank == 4 && g.rank == h.rank && g.pairs == h.pairs && h.pairs > 0);
+    CHECK(fabs(g.pair_acc - h.pair_acc) < 1e-12 && fabs(g.rank_weight - h.rank_weight) < 1e-12);
     float *phi = calloc((size_t)h.dim, sizeof(float));
     const ns_traj *t = &tr.v[0];
     CHECK(value(&g, t, t->states, phi) == value(&h, t, t->states, phi));
@@ -311,11 +468,13 @@ static void test_satisficing_trajectories(void)
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_hwl_%d", (int)getpid());
-    if (!gen_set("train", 4, 6, 100) || !gen_set("test", 8, 2, 300)) {
+    if (!gen_set("train", 4, 6, 100) || !gen_set("test", 8, 2, 300) || !gen_set("big", 7, 24, 500)) {
         printf("FAIL setup: cannot generate problems\n");
         return 1;
     }
     NS_RUN(test_fit_is_ridge_optimum);
+    NS_RUN(test_rank_is_optimum);
+    NS_RUN(test_choice);
     NS_RUN(test_file_roundtrip_and_refusals);
     NS_RUN(test_evaluator_and_plan);
     NS_RUN(test_satisficing_trajectories);

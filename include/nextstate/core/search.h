@@ -33,6 +33,10 @@ typedef struct ns_search_opts {
        values count as progress; NULL: none. */
     const ns_evaluator *extra;
     double time_limit;           /* CPU seconds of the search; <= 0: none */
+    long max_evaluated;          /* stop with NS_INCOMPLETE once this many heuristic
+                                    evaluations are made (checked before each
+                                    expansion); 0: none — a budget that, unlike
+                                    time, gives the same result on every run */
     size_t memory_limit;         /* bytes of search data; 0: none */
     bool prune_irrelevant;       /* skip operators irrelevant to the goal
                                     (ns_task_relevant_ops); default true */

@@ -12,6 +12,10 @@
 void ns_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float *A, int lda,
               const float *B, int ldb, float beta, float *C, int ldc);
 
+/* The same in double (the learned heuristic's normal equations). */
+void ns_dgemm(bool trans_a, bool trans_b, int m, int n, int k, double alpha, const double *A, int lda,
+              const double *B, int ldb, double beta, double *C, int ldc);
+
 /* y[m] = alpha · op(A) · x + beta · y, op(A) m×n (A stored n×m when trans). */
 void ns_sgemv(bool trans, int m, int n, float alpha, const float *A, int lda, const float *x, float beta,
               float *y);
