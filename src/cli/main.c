@@ -186,7 +186,11 @@ static const command commands[] = {
      "  characters 3-5-grams, min_df 2 (states) / 1 (actions), L2 rows, truncated SVD to 1024 when larger.\n"
      "  Options: [--min-df N] [--svd-dim N (0: none)] [--svd-iters N (5)] [--svd-max-rows N (0: all)]\n"
      "           [--dim N (random, 512)] [--seed S] [--context-kind tfidf|bow] [--source prompt|context|literals]\n"
-     "           [--onehot-unknown (reserve a column for unseen states)] [--domains DIR] [--quiet]"},
+     "           [--onehot-unknown (reserve a column for unseen states)] [--domains DIR] [--quiet]\n"
+     "nextstate featurize pca SPEC… -o COORDS.npy [--components K (2)] [--seed S (1)] [--json]\n"
+     "  Principal components of feature rows (dense .npy or CSR prefix; several SPECs are stacked in order and\n"
+     "  must share one space, e.g. each domain's text embeddings): COORDS.npy gets each row's coordinates,\n"
+     "  float32 [N, K]; stdout the variance each component explains (--json: rows per SPEC too)."},
     {"ground", cmd_ground, "ground a problem and report its size",
      "nextstate ground DOMAIN PROBLEM [--atoms] [--statics] [--operators] [--json]"},
 };
