@@ -17,7 +17,8 @@
 typedef struct embed_args {
     const char *model, *cache, *out, *domains, *states_out, *actions_out;
     long batch;
-    bool quiet, json, chunks, truncate;
+    bool quiet, json, chunks, truncate, shuffle;
+    uint64_t shuffle_seed;
     ns_prompt_layout layout;
     const char *pos[64];
     int npos;
@@ -50,6 +51,11 @@ static int parse_args(int argc, char **argv, embed_args *a)
             int l = ns_prompt_layout_parse(argv[++i]);
             if (l < 0) return cli_usage("embed", "--layout expects paper or state-first, given '%s'", argv[i]);
             a->layout = (ns_prompt_layout)l;
+        } else if (!strcmp(s, "--shuffle-facts") && more) {
+            long seed;
+            if (!cli_parse_range("embed", "--shuffle-facts", argv[++i], 0, LONG_MAX, &seed)) return NS_ERR_USAGE;
+            a->shuffle = true;
+            a->shuffle_seed = (uint64_t)seed;
         } else if (!strcmp(s, "--batch") && more) {
             if (!cli_parse_long("embed", "--batch", argv[++i], &a->batch)) return NS_ERR_USAGE;
             if (a->batch < 1 || a->batch > 4096) return cli_usage("embed", "--batch must lie in 1..4096");
@@ -161,7 +167,9 @@ static int embed_texts(const embed_args *a, bool file)
     if (!file && a->npos != 1) return cli_usage("embed", "expects DATASET_DIR, 'texts FILE' or 'tokenize TEXT…'");
     ns_text_list tl;
     ns_error err;
-    if ((file ? ns_text_list_jsonl(&tl, a->pos[1], &err) : ns_text_list_dir(&tl, a->pos[0], a->domains, a->layout, &err)) !=
+    if (file && a->shuffle) return cli_usage("embed", "--shuffle-facts applies to a dataset's prompts, not to 'texts FILE'");
+    if ((file ? ns_text_list_jsonl(&tl, a->pos[1], &err)
+              : ns_text_list_dir(&tl, a->pos[0], a->domains, a->layout, a->shuffle ? &a->shuffle_seed : NULL, &err)) !=
         NS_OK)
         return cli_report(&err);
     int rc = embed_list(a, &tl, a->pos[file ? 1 : 0], file ? NULL : a->pos[0]);
@@ -241,6 +249,8 @@ int cmd_embed(int argc, char **argv)
     if (rc) return rc;
     if (a.npos == 0) return cli_usage("embed", "expects DATASET_DIR, 'texts FILE' or 'tokenize TEXT…'");
     if (!strcmp(a.pos[0], "texts")) return embed_texts(&a, true);
+    if (a.shuffle && (!strcmp(a.pos[0], "tokenize") || !strcmp(a.pos[0], "stats")))
+        return cli_usage("embed", "--shuffle-facts applies to a dataset's prompts, not to '%s'", a.pos[0]);
     if (!strcmp(a.pos[0], "tokenize")) return embed_tokenize(&a);
     if (!strcmp(a.pos[0], "stats")) return embed_stats(&a);
     return embed_texts(&a, false);

@@ -79,6 +79,7 @@ static const command commands[] = {
     {"embed", cmd_embed, "neural text embeddings (MiniLM / MPNet) of prompts and actions, cached",
      "nextstate embed DATASET_DIR [--model NAME|DIR] [--cache DIR] [--batch N] [--domains DIR] [--quiet] [--json]\n"
      "                [--states-out S.npy] [--actions-out A.npy] [--layout paper|state-first] [--chunks|--truncate]\n"
+     "                [--shuffle-facts SEED]\n"
      "  Renders every state's prompt and every action's text, embeds the texts the cache lacks and\n"
      "  saves the cache (default DATASET_DIR/embeddings/MODEL): embeddings.npy [N, D] float32, keys.npy, manifest.json.\n"
      "  --states-out / --actions-out also write row-aligned float32 matrices (rows = global state ids /\n"
@@ -88,6 +89,8 @@ static const command commands[] = {
      "  --chunks: no truncation; a text is cut into windows of max_seq_length − 2 word pieces and embedded as\n"
      "  the mean of their embeddings (its own encoder: cache MODEL+chunks, fingerprint of its own).  The default\n"
      "  when any text exceeds the window (stderr says how many); --truncate keeps only the first window instead.\n"
+     "  --shuffle-facts SEED: each state's CURRENT STATE clauses in a random order (seeded per state by SEED and\n"
+     "  its id; problem and goal text untouched): the paper's fact-order sensitivity (appendix N).\n"
      "nextstate embed stats DATASET_DIR… [--model …] [--layout …] [--json]\n"
      "  Word pieces per state prompt against the model's max_seq_length: how many prompts are truncated,\n"
      "  where the CURRENT STATE block starts, how many states lose part or all of it, and how many become\n"
