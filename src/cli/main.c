@@ -105,6 +105,7 @@ static const command commands[] = {
     {"train", cmd_train, "train the EmbedPlan world model on a split", cli_train_usage},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"
+     "               [--query-features SPEC]\n"
      "               [--seed S] [--no-acc] [--latency N] [--pool-sweep N,N,…,full] [--rollout]\n"
      "               [--rollout-pool N] [--bf16|--int8] [--json] [--quiet]\n"
      "  Ranks each test transition's pool by cosine to the prediction: Hit@1/5/10 with random (seeded) and\n"
@@ -129,6 +130,12 @@ static const command commands[] = {
      "  int32 sums, rescaled): a quarter of the float bytes (JSON \"weights\": \"int8\").\n"
      "  Splits over several datasets (cross-domain, leave-one-out, multi-domain) also get each dataset's\n"
      "  share of the list on its own: JSON \"per_dataset\" (null where the list has none of it), a table.\n"
+     "  By cost to go (always): Hit@1/5 per h* of the query state (its optimal distance to the goal; JSON\n"
+     "  \"cost_to_go\"); misses: for each query whose truth is not top-1 (and each not in the top 5), how many\n"
+     "  facts the top-1 state differs by from the true next state (symmetric difference of their literals;\n"
+     "  median, IQR, histogram; JSON \"misses\").\n"
+     "  --query-features SPEC: the query states' inputs from SPEC (same rows and width, e.g. `embed\n"
+     "  --shuffle-facts` rows), the candidates' from the model's features: Hit@k under another rendering.\n"
      "  Features default to what the checkpoint was trained with."},
     {"reference", cmd_reference, "non-learned reference methods (identity, offset, lifted STRIPS) on a split",
      "nextstate reference SPLIT_DIR --method identity|offset-action|offset-schema|strips [--on test|dev]\n"
