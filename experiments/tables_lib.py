@@ -343,7 +343,7 @@ def analyses_tables(out, domains, protocols, encoders, cfg):
         P("")
         P(f"### {p}")
         P("")
-        P("| domain | encoder | " + " | ".join(f"h*={c}" for c in cols) + " |")
+        P("| domain | encoder | " + " | ".join(f"h*{c}" if c.startswith("≥") else f"h*={c}" for c in cols) + " |")
         P("|---|---|" + "---|" * len(cols))
         for r in sel:
             cell = {_ctg_label(b): f"{pct(b['hit@5'])} ({b['n']})" for b in r["cost_to_go"]}
