@@ -314,8 +314,8 @@ def analyses_tables(out, domains, protocols, encoders, cfg):
     P("# EmbedPlan's analyses (paper appendices F, H, J, N)")
     P("")
     P(f"Pools of {cfg['pool']}, seed {cfg['seed']}, {cfg['epochs']} epochs at lr {cfg['lr']} (dev-selected), "
-      f"random tie-breaking.  Encoders: {', '.join(encoders)} (text = {cfg['model']}).  "
-      f"Wall time {cfg['wall_seconds']} s.")
+      f"random tie-breaking.  Encoders: {', '.join(encoders)} (text = {cfg['model']})." +
+      (f"  Wall time {cfg['wall_seconds']} s." if cfg["wall_seconds"] > 0 else ""))
     P("")
     P("## Hit@k")
     P("")

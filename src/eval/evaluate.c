@@ -328,9 +328,13 @@ static void tally_chance(double chance[3], int64_t cnt)
 }
 
 /* The best-scoring candidate other than the truth (pool[0]) for the normalised
- * prediction p, ties broken uniformly with rng; −1 when the pool holds no other. */
-static int64_t best_other(const stab *t, const float *p, int64_t base, const int64_t *pool, int pool_size, ns_rng *rng)
+ * prediction p of query i, ties broken uniformly by a generator of its own seeded
+ * from seed and i (the Hit@k draws stay as they are); −1 when the pool holds no other. */
+static int64_t best_other(const stab *t, const float *p, int64_t base, const int64_t *pool, int pool_size,
+                          uint64_t seed, int64_t i)
 {
+    ns_rng r, *rng = &r;
+    ns_rng_seed(rng, ns_hash_mix(seed ^ 0x746f7031ULL /* "top1" */) ^ (uint64_t)i);
     int64_t row = -1;
     float best = 0;
     uint64_t nbest = 0;
@@ -343,6 +347,24 @@ static int64_t best_other(const stab *t, const float *p, int64_t base, const int
     return row;
 }
 
+/* Query-state features (ns_eval_opts.query_state) must match the state features' rows and width. */
+static ns_status check_query_features(const ns_features *qf, const ns_features *f, ns_error *err)
+{
+    if (qf->nrows == f->nrows && qf->dim == f->dim) return NS_OK;
+    return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                        "query state features have %lld rows x %lld columns, the state features %lld x %lld",
+                        (long long)qf->nrows, (long long)qf->dim, (long long)f->nrows, (long long)f->dim);
+}
+
+/* The projections of the list's query states from the features qf (another rendering of the same states). */
+static void query_table(stab *t, const ns_world *w, ns_world_ws *ws, const ns_features *qf,
+                        const ns_world_inputs *in, const ns_refs *refs)
+{
+    int64_t *rows = ns_xmalloc((size_t)(refs->n ? refs->n : 1) * sizeof *rows);
+    for (int64_t i = 0; i < refs->n; i++) rows[i] = query(in, refs, i).srow;
+    stab_init_f(t, w, ws, qf, rows, refs->n);
+}
+
 /* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits);
  * qout (NULL or refs->n entries) the bits and the top-1 candidate of each miss. */
 static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
@@ -350,14 +372,10 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
                      ns_error *err)
 {
     memset(r, 0, sizeof *r);
-    ns_status st = ns_world_check_inputs(w, in, err);
-    if (st) return st;
     const ns_features *qf = o->query_state;
-    if (qf && (qf->nrows != in->state.nrows || qf->dim != in->state.dim))
-        return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
-                            "query state features have %lld rows x %lld columns, the state features %lld x %lld",
-                            (long long)qf->nrows, (long long)qf->dim, (long long)in->state.nrows,
-                            (long long)in->state.dim);
+    ns_status st = ns_world_check_inputs(w, in, err);
+    if (!st && qf) st = check_query_features(qf, &in->state, err);
+    if (st) return st;
     double t0 = ns_now();
     const int O = w->cfg.out;
     int64_t n = refs->n;
@@ -396,11 +414,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
     ns_world_ws *ws = ns_world_ws_new();
     stab tab, qtab;
     stab_init(&tab, w, ws, in, srows, ns_);
-    if (qf) { /* the query states' inputs from other features (e.g. another rendering of the same states) */
-        int64_t *qrows = ns_xmalloc((size_t)n * sizeof *qrows);
-        for (int64_t i = 0; i < n; i++) qrows[i] = query(in, refs, i).srow;
-        stab_init_f(&qtab, w, ws, qf, qrows, n);
-    }
+    if (qf) query_table(&qtab, w, ws, qf, in, refs);
     float *HA = ns_xmalloc((size_t)(na_ ? na_ : 1) * O * sizeof(float));
     project_all(w, ws, &in->action, false, arows, na_, HA);
     /* queries in chunks: pair list = truth pair, then the other applicable actions */
@@ -418,9 +432,8 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
     float *pred = ns_xmalloc((size_t)pcap * O * sizeof(float));
     float *pnorm = ns_xmalloc((size_t)pcap * sizeof(float));
     int64_t *qstart = ns_xmalloc((size_t)(QC + 1) * sizeof *qstart);
-    ns_rng rng, orng;
+    ns_rng rng;
     ns_rng_seed(&rng, o->seed ^ 0x6576616cULL);
-    ns_rng_seed(&orng, o->seed ^ 0x746f7031ULL); /* "top1": the misses' top-1 ties, apart from the Hit@k draws */
     ns_progress pg;
     ns_progress_init(&pg, o->progress, "eval");
     double npool = 0, napp = 0;
@@ -458,11 +471,8 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
             unsigned bits = tally_bits(r->hit, r->hit_worst, rr.gt, rr.eq, &rng, &r->mrr);
             tally_ceiling(r, &in->state, in->state_base[q.d], pool, pool_size);
             if (qhit) qhit[q0 + k] = (uint8_t)bits;
-            if (qout) {
-                qout[q0 + k].bits = (uint8_t)bits;
-                qout[q0 + k].top_row =
-                    bits & 1u ? -1 : best_other(&tab, tp, in->state_base[q.d], pool, pool_size, &orng);
-            }
+            if (qout) qout[q0 + k] = (ns_eval_query){(uint8_t)bits, bits & 1u ? -1 : best_other(&tab, tp, in->state_base[q.d],
+                                                                                                   pool, pool_size, o->seed, q0 + k)};
             if (!o->acc) continue;
             int64_t m = qstart[k + 1] - qstart[k];
             napp += (double)m;

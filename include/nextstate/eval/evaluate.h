@@ -137,8 +137,9 @@ ns_status ns_eval_world(const ns_world *w, const ns_world_inputs *in, const ns_r
 /* One query's outcome (ns_eval_world_queries): its Hit bits (bit k of
  * 1, 5, 10 = 0, 1, 2 under random ties; 8 << k worst case) and, when it is
  * not a Hit@1 (random ties), the top-1 candidate — the best-scoring pool
- * state other than the truth, ties broken at random from a stream of its own
- * (seed ^ "top1", so the Hit@k digits are those of ns_eval_world) — as a
+ * state other than the truth, ties broken at random by a generator seeded
+ * from the seed and the query's index (so the Hit@k digits are those of
+ * ns_eval_world) — as a
  * global state row (state_base[d] + id); −1 for a Hit@1 or a pool of the
  * truth alone. */
 typedef struct ns_eval_query {
