@@ -9,7 +9,8 @@ Also a command line for the shell scripts' plots:
   python3 tables_lib.py curves OUT.png LOG...        training curves (dev Hit@5 and loss by epoch) of
                                                      `nextstate train --log` files
   python3 tables_lib.py lengths OUT.png RESULTS.csv  generalize.sh: plan length of each planner against
-                                                     GBFS-hFF's on the same problem, and coverage per domain"""
+                                                     GBFS-hFF's on the same problem, and coverage per domain
+analyses_tables() is embedplan_analyses.sh's table step (PCA, fact order, cost-to-go, misses)."""
 import csv
 import json
 import math
@@ -212,6 +213,269 @@ def lengths_plot(path, results_csv):
     a2.legend(fontsize=7)
     return _save(fig, path)
 
+
+
+# ---- embedplan_analyses.sh ---------------------------------------------------------------------------------
+
+
+def _cos_dist(a, b):
+    """1 − cos between matching rows of a and b."""
+    na = np.linalg.norm(a, axis=1)
+    nb = np.linalg.norm(b, axis=1)
+    den = np.where(na * nb > 0, na * nb, 1.0)
+    return 1.0 - (a * b).sum(axis=1) / den
+
+
+def fact_order(dataset, emb, shuffles):
+    """Paper appendix N: d_order = 1 − cos(s, σ(s)) over every state and reordering against d_action =
+    1 − cos(s, s′) over the dataset's transitions, from canonical (emb/states.npy) and shuffled
+    (emb/states-shufK.npy) embeddings.  None when they are missing or numpy is not installed."""
+    if np is None:
+        return None
+    try:
+        s = np.load(os.path.join(emb, "states.npy")).astype(np.float64)
+        tr = np.load(os.path.join(dataset, "transitions.npy"))
+        shuf = [np.load(os.path.join(emb, f"states-shuf{k}.npy")).astype(np.float64) for k in range(1, shuffles + 1)
+                if os.path.exists(os.path.join(emb, f"states-shuf{k}.npy"))]
+    except (OSError, ValueError):
+        return None
+    if not shuf or len(tr) == 0:
+        return None
+    d_act = _cos_dist(s[tr[:, 1]], s[tr[:, 3]])
+    d_ord = np.concatenate([_cos_dist(s, x) for x in shuf])
+    med_act = float(np.median(d_act))
+    return {"states": int(len(s)), "reorderings": len(shuf), "transitions": int(len(tr)),
+            "d_order_mean": float(d_ord.mean()), "d_order_median": float(np.median(d_ord)),
+            "d_order_max": float(d_ord.max()), "d_action_mean": float(d_act.mean()),
+            "d_action_median": med_act, "ratio_mean": float(d_ord.mean() / d_act.mean()) if d_act.mean() > 0 else None,
+            "order_above_action_median": float((d_ord > med_act).mean()),
+            "unchanged": float((d_ord == 0).mean())}
+
+
+def _metrics(ev):
+    m = ev.get("metrics", {})
+    return {k: m.get(k) for k in ("n", "hit@1", "hit@5", "chance@5", "hit@5_ceiling")}
+
+
+def _ctg_label(b):
+    if b["h"] is None:
+        return "?"
+    return str(b["h"]) if b["h_max"] is not None else f"≥{b['h']}"
+
+
+def _hist_cols(hist):
+    """0, 1, 2, 3, 4, 5–9, ≥10 from the 11 bins of a miss histogram."""
+    n = [b["n"] for b in hist]
+    return n[:5] + [sum(n[5:10]), n[10]]
+
+
+def analyses_tables(out, domains, protocols, encoders, cfg):
+    runs, order, pca = [], {}, {}
+    for d in domains:
+        ddir = os.path.join(out, d)
+        try:
+            dataset = open(os.path.join(ddir, "dataset.path")).read().strip()
+        except OSError:
+            dataset = None
+        for p in protocols:
+            for e in encoders:
+                ev = load(os.path.join(ddir, p, f"eval-{e}.json"))
+                if not ev:
+                    continue
+                r = {"domain": d, "protocol": p, "encoder": e, "metrics": _metrics(ev),
+                     "cost_to_go": ev.get("cost_to_go"), "misses": ev.get("misses")}
+                shuf = [load(os.path.join(ddir, p, f"eval-{e}-shuf{k}.json")) for k in range(1, cfg["shuffles"] + 1)]
+                shuf = [x for x in shuf if x]
+                if shuf:
+                    r["shuffled_queries"] = {"reorderings": len(shuf),
+                                             "hit@1": [x["metrics"]["hit@1"] for x in shuf],
+                                             "hit@5": [x["metrics"]["hit@5"] for x in shuf],
+                                             "hit@1_mean": mean_se([x["metrics"]["hit@1"] for x in shuf])[0],
+                                             "hit@5_mean": mean_se([x["metrics"]["hit@5"] for x in shuf])[0]}
+                runs.append(r)
+        if dataset:
+            fo = fact_order(dataset, os.path.join(ddir, "emb-" + cfg["model"]), cfg["shuffles"])
+            if fo:
+                order[d] = fo
+        pw = load(os.path.join(ddir, "pca-wl.json"))
+        if pw:
+            pca.setdefault("wl", {})[d] = {"variance_ratio": pw["variance_ratio"], "rows": pw["rows"],
+                                          "dim": pw["dim"]}
+    pt = load(os.path.join(out, "pca-text.json"))
+    if pt:
+        names = [os.path.basename(os.path.dirname(os.path.dirname(s["spec"]))) for s in pt["specs"]]
+        pca["text"] = {"model": cfg["model"], "variance_ratio": pt["variance_ratio"], "dim": pt["dim"],
+                       "domains": [{"domain": n, "rows": s["rows"]} for n, s in zip(names, pt["specs"])]}
+    res = dict(cfg, domains=domains, protocols=protocols, encoders=encoders, runs=runs, fact_order=order, pca=pca)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    L = []
+    P = L.append
+    P("# EmbedPlan's analyses (paper appendices F, H, J, N)")
+    P("")
+    P(f"Pools of {cfg['pool']}, seed {cfg['seed']}, {cfg['epochs']} epochs at lr {cfg['lr']} (dev-selected), "
+      f"random tie-breaking.  Encoders: {', '.join(encoders)} (text = {cfg['model']})." +
+      (f"  Wall time {cfg['wall_seconds']} s." if cfg["wall_seconds"] > 0 else ""))
+    P("")
+    P("## Hit@k")
+    P("")
+    P("| domain | protocol | encoder | test | Hit@1 | Hit@5 | chance@5 | ceiling@5 |")
+    P("|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        m = r["metrics"]
+        P(f"| {r['domain']} | {r['protocol']} | {r['encoder']} | {m['n']} | {pct(m['hit@1'])} | {pct(m['hit@5'])} | "
+          f"{pct(m['chance@5'])} | {pct(m['hit@5_ceiling'])} |")
+    P("")
+    P("## Hit@5 by the query state's cost to go h* (appendix H's question, asked of the trained model)")
+    P("")
+    P("Cells: Hit@5 % (queries).  h* is the optimal plan length from the query state s of (s, a, s′).")
+    for p in protocols:
+        sel = [r for r in runs if r["protocol"] == p and r["cost_to_go"]]
+        if not sel:
+            continue
+        cols = []
+        for r in sel:
+            for b in r["cost_to_go"]:
+                if _ctg_label(b) not in cols:
+                    cols.append(_ctg_label(b))
+        key = lambda c: (2, 0) if c == "?" else (1, int(c[1:])) if c.startswith("≥") else (0, int(c))
+        cols.sort(key=key)
+        P("")
+        P(f"### {p}")
+        P("")
+        P("| domain | encoder | " + " | ".join(f"h*{c}" if c.startswith("≥") else f"h*={c}" for c in cols) + " |")
+        P("|---|---|" + "---|" * len(cols))
+        for r in sel:
+            cell = {_ctg_label(b): f"{pct(b['hit@5'])} ({b['n']})" for b in r["cost_to_go"]}
+            P(f"| {r['domain']} | {r['encoder']} | " + " | ".join(cell.get(c, "") for c in cols) + " |")
+    P("")
+    P("## Misses: facts the top-1 state differs by from the true next state (appendix J)")
+    P("")
+    P("|L(ŝ) Δ L(s′)| of the top-1 candidate ŝ of each query whose truth is not top-1; the paper (Hit@5 misses "
+      "under Extrapolation, 50 sampled per domain) reports median 2, IQR 1–3.  \"other\": ŝ from another problem.")
+    P("")
+    P("| domain | protocol | encoder | top-1 misses | other | median (IQR) | mean | 0 | 1 | 2 | 3 | 4 | 5–9 | ≥10 | "
+      "Hit@5 misses | median (IQR) |")
+    P("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        ms = r["misses"]
+        if not ms:
+            continue
+        t1, t5 = ms["top1"], ms["top5"]
+        iqr = lambda m: "—" if not m["n"] else f"{m['median']:g} ({m['q1']:g}–{m['q3']:g})"
+        P(f"| {r['domain']} | {r['protocol']} | {r['encoder']} | {t1['n']} | {t1['other_problem']} | {iqr(t1)} | "
+          f"{'—' if not t1['n'] else format(t1['mean'], '.2f')} | " + " | ".join(str(x) for x in _hist_cols(t1['hist']))
+          + f" | {t5['n']} | {iqr(t5)} |")
+    P("")
+    P("## Fact-order sensitivity of the text path (appendix N)")
+    P("")
+    if order:
+        P(f"{cfg['model']}: every state re-rendered with its CURRENT STATE clauses shuffled (`embed --shuffle-facts K`), "
+          "d_order = 1 − cos(s, σ(s)) over states × reorderings, d_action = 1 − cos(s, s′) over the dataset's "
+          "transitions (paper, BGE-M3: reordering moves the embedding slightly further than an action).  The literal "
+          "and WL encoders read the fact set: d_order = 0 by construction.")
+        P("")
+        P("| domain | states × orders | d_order mean (median) | d_action mean (median) | d_order ÷ d_action | "
+          "d_order > median d_action |")
+        P("|---|---|---|---|---|---|")
+        for d, fo in order.items():
+            P(f"| {d} | {fo['states']} × {fo['reorderings']} | {fo['d_order_mean']:.2e} ({fo['d_order_median']:.2e}) | "
+              f"{fo['d_action_mean']:.2e} ({fo['d_action_median']:.2e}) | "
+              f"{'—' if fo['ratio_mean'] is None else format(fo['ratio_mean'], '.2f')} | "
+              f"{100 * fo['order_above_action_median']:.1f}% |")
+        sh = [r for r in runs if r.get("shuffled_queries")]
+        if sh:
+            P("")
+            P("Hit@k of the model trained on canonical renderings when the test queries' states are rendered "
+              "shuffled (`eval --query-features`, candidates canonical; mean over reorderings):")
+            P("")
+            P("| domain | protocol | Hit@1 canonical | Hit@1 shuffled | Hit@5 canonical | Hit@5 shuffled |")
+            P("|---|---|---|---|---|---|")
+            for r in sh:
+                s_ = r["shuffled_queries"]
+                P(f"| {r['domain']} | {r['protocol']} | {pct(r['metrics']['hit@1'])} | {pct(s_['hit@1_mean'])} | "
+                  f"{pct(r['metrics']['hit@5'])} | {pct(s_['hit@5_mean'])} |")
+    else:
+        P("No text embeddings (no model, or every dataset above TEXT_MAX_STATES).")
+    P("")
+    P("## PCA of state embeddings (appendix F.1)")
+    P("")
+    if "text" in pca:
+        t = pca["text"]
+        P(f"{t['model']} ({t['dim']} dims), one PCA over " +
+          ", ".join(f"{x['domain']} ({x['rows']} states)" for x in t["domains"]) +
+          ": the first two components explain " + " + ".join(f"{100 * v:.1f}%" for v in t["variance_ratio"]) +
+          " of the variance (pca-text.png, coloured by domain).")
+    for d, w in pca.get("wl", {}).items():
+        P(f"- WL features of {d} ({w['rows']} states × {w['dim']} columns): " +
+          " + ".join(f"{100 * v:.1f}%" for v in w["variance_ratio"]) + " (pca-wl.png, coloured by h*)")
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("\n".join(L))
+    _analyses_plots(out, runs, protocols, pca)
+    return 0
+
+
+def _analyses_plots(out, runs, protocols, pca):
+    plt = _pyplot()
+    if plt is None or np is None:
+        return
+    if "text" in pca:
+        xy = np.load(os.path.join(out, "pca-text.npy"))
+        fig, ax = plt.subplots(figsize=(6, 5))
+        r0 = 0
+        for x in pca["text"]["domains"]:
+            ax.scatter(xy[r0:r0 + x["rows"], 0], xy[r0:r0 + x["rows"], 1], s=6, alpha=0.6, label=x["domain"])
+            r0 += x["rows"]
+        v = pca["text"]["variance_ratio"]
+        ax.set(xlabel=f"PC1 ({100 * v[0]:.1f}%)", ylabel=f"PC2 ({100 * v[1]:.1f}%)",
+               title=f"PCA of {pca['text']['model']} state embeddings")
+        ax.legend(fontsize=7, markerscale=2)
+        _save(fig, os.path.join(out, "pca-text.png"))
+        plt.close(fig)
+    wl = pca.get("wl", {})
+    if wl:
+        fig, axs = plt.subplots(1, len(wl), figsize=(4.5 * len(wl), 4), squeeze=False)
+        for ax, d in zip(axs[0], wl):
+            xy = np.load(os.path.join(out, d, "pca-wl.npy"))
+            try:
+                h = np.load(os.path.join(open(os.path.join(out, d, "dataset.path")).read().strip(), "state_hstar.npy"))
+            except (OSError, ValueError):
+                h = np.zeros(len(xy))
+            sc = ax.scatter(xy[:, 0], xy[:, 1], c=np.where(h < 0, np.nan, h), s=6, cmap="viridis")
+            fig.colorbar(sc, ax=ax, label="h*")
+            ax.set(title=f"{d}: WL features", xlabel="PC1", ylabel="PC2")
+        _save(fig, os.path.join(out, "pca-wl.png"))
+        plt.close(fig)
+    sel = [r for r in runs if r["cost_to_go"]]
+    if sel:
+        fig, axs = plt.subplots(1, len(protocols), figsize=(5.5 * len(protocols), 4), squeeze=False)
+        for ax, p in zip(axs[0], protocols):
+            for r in (r for r in sel if r["protocol"] == p):
+                pts = [(b["h"], b["hit@5"]) for b in r["cost_to_go"] if b["h"] is not None]
+                ax.plot([q[0] for q in pts], [100 * q[1] for q in pts], marker="o", ms=3,
+                        label=f"{r['domain']} {r['encoder']}")
+            ax.set(xlabel="h* of the query state (last point: ≥ 16)", ylabel="Hit@5 (%)", title=p, ylim=(-2, 102))
+            ax.legend(fontsize=6)
+        _save(fig, os.path.join(out, "cost_to_go.png"))
+        plt.close(fig)
+    sel = [r for r in runs if r["misses"] and r["misses"]["top1"]["n"]]
+    if sel:
+        fig, axs = plt.subplots(1, len(protocols), figsize=(5.5 * len(protocols), 4), squeeze=False)
+        labels = ["0", "1", "2", "3", "4", "5–9", "≥10"]
+        for ax, p in zip(axs[0], protocols):
+            rs = [r for r in sel if r["protocol"] == p]
+            w = 0.8 / max(1, len(rs))
+            for i, r in enumerate(rs):
+                t1 = r["misses"]["top1"]
+                ys = [100 * c / t1["n"] for c in _hist_cols(t1["hist"])]
+                ax.bar([x + i * w for x in range(len(labels))], ys, w, label=f"{r['domain']} {r['encoder']}")
+            ax.set_xticks([x + 0.4 - w / 2 for x in range(len(labels))])
+            ax.set_xticklabels(labels)
+            ax.set(xlabel="facts the top-1 state differs by", ylabel="% of top-1 misses", title=p)
+            ax.legend(fontsize=6)
+        _save(fig, os.path.join(out, "misses.png"))
+        plt.close(fig)
 
 def main(argv):
     cmds = {"runs": lambda a: runs_plot(a[0], a[1]), "curves": lambda a: curves_plot(a[0], a[1:]),

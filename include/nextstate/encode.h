@@ -9,6 +9,7 @@
 #include "nextstate/encode/encoder.h"
 #include "nextstate/encode/featurize.h"
 #include "nextstate/encode/fsf.h"
+#include "nextstate/encode/pca.h"
 #include "nextstate/encode/wl.h"
 #include "nextstate/encode/wordpiece.h"
 

@@ -5,6 +5,7 @@
 #define NEXTSTATE_LAYER_EVAL_H
 
 #include "nextstate/eval/evaluate.h"
+#include "nextstate/eval/breakdown.h"
 #include "nextstate/eval/reference.h"
 #include "nextstate/eval/world_data.h"
 #include "nextstate/eval/fit.h"

@@ -45,6 +45,8 @@ int cmd_split(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_featurize(int argc, char **argv);
+/* `featurize pca` (cmd_featurize_pca.c); argv[0] is "pca" */
+int cli_featurize_pca(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 extern const char cli_train_usage[]; /* `nextstate help train` */
 int cmd_eval(int argc, char **argv);

@@ -1,8 +1,6 @@
-/* cmd_embed.c — `nextstate embed`: neural text embeddings of a dataset's
- * rendered prompts and actions (or of a list of texts), cached by text.  The
- * work is the library's (embed.h: ns_embed_model_load, ns_text_list_*,
- * ns_embed_cached, ns_embed_write_rows, ns_embed_prompt_stats_dir); this
- * file parses the options and prints. */
+/* cmd_embed.c — `nextstate embed`: neural text embeddings of a dataset's rendered prompts and actions (or of a
+ * list of texts), cached by text.  The work is the library's (embed.h: ns_embed_model_load, ns_text_list_*,
+ * ns_embed_cached, ns_embed_write_rows, ns_embed_prompt_stats_dir); this file parses the options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +14,7 @@
 
 typedef struct embed_args {
     const char *model, *cache, *out, *domains, *states_out, *actions_out;
-    long batch;
+    long batch, shuffle; /* shuffle: --shuffle-facts SEED, -1 for the canonical order */
     bool quiet, json, chunks, truncate;
     ns_prompt_layout layout;
     const char *pos[64];
@@ -36,7 +34,7 @@ static int parse_args(int argc, char **argv, embed_args *a)
     memset(a, 0, sizeof *a);
     a->model = DEFAULT_MODEL;
     a->domains = "domains";
-    a->batch = 32;
+    a->batch = 32, a->shuffle = -1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         bool more = i + 1 < argc;
@@ -50,9 +48,10 @@ static int parse_args(int argc, char **argv, embed_args *a)
             int l = ns_prompt_layout_parse(argv[++i]);
             if (l < 0) return cli_usage("embed", "--layout expects paper or state-first, given '%s'", argv[i]);
             a->layout = (ns_prompt_layout)l;
+        } else if (!strcmp(s, "--shuffle-facts") && more) {
+            if (!cli_parse_range("embed", "--shuffle-facts", argv[++i], 0, LONG_MAX, &a->shuffle)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--batch") && more) {
-            if (!cli_parse_long("embed", "--batch", argv[++i], &a->batch)) return NS_ERR_USAGE;
-            if (a->batch < 1 || a->batch > 4096) return cli_usage("embed", "--batch must lie in 1..4096");
+            if (!cli_parse_range("embed", "--batch", argv[++i], 1, 4096, &a->batch)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--quiet")) a->quiet = true;
         else if (!strcmp(s, "--chunks")) a->chunks = true;
         else if (!strcmp(s, "--truncate")) a->truncate = true;
@@ -161,8 +160,9 @@ static int embed_texts(const embed_args *a, bool file)
     if (!file && a->npos != 1) return cli_usage("embed", "expects DATASET_DIR, 'texts FILE' or 'tokenize TEXT…'");
     ns_text_list tl;
     ns_error err;
-    if ((file ? ns_text_list_jsonl(&tl, a->pos[1], &err) : ns_text_list_dir(&tl, a->pos[0], a->domains, a->layout, &err)) !=
-        NS_OK)
+    const uint64_t seed = (uint64_t)a->shuffle, *shuffle = a->shuffle >= 0 ? &seed : NULL;
+    if ((file ? ns_text_list_jsonl(&tl, a->pos[1], &err)
+              : ns_text_list_dir(&tl, a->pos[0], a->domains, a->layout, shuffle, &err)) != NS_OK)
         return cli_report(&err);
     int rc = embed_list(a, &tl, a->pos[file ? 1 : 0], file ? NULL : a->pos[0]);
     ns_text_list_free(&tl);
@@ -240,6 +240,8 @@ int cmd_embed(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
     if (a.npos == 0) return cli_usage("embed", "expects DATASET_DIR, 'texts FILE' or 'tokenize TEXT…'");
+    bool sub = !strcmp(a.pos[0], "texts") || !strcmp(a.pos[0], "tokenize") || !strcmp(a.pos[0], "stats");
+    if (sub && a.shuffle >= 0) return cli_usage("embed", "--shuffle-facts applies to DATASET_DIR, not to '%s'", a.pos[0]);
     if (!strcmp(a.pos[0], "texts")) return embed_texts(&a, true);
     if (!strcmp(a.pos[0], "tokenize")) return embed_tokenize(&a);
     if (!strcmp(a.pos[0], "stats")) return embed_stats(&a);

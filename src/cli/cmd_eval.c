@@ -63,6 +63,7 @@ int cmd_eval(int argc, char **argv)
             i++;
             if (!strcmp(a, "--state-features")) ro.state_spec = v;
             else if (!strcmp(a, "--action-features")) ro.action_spec = v;
+            else if (!strcmp(a, "--query-features")) ro.query_spec = v;
             else if (!strcmp(a, "--domains")) ro.domains_dir = v;
             else if (!strcmp(a, "--on")) {
                 if (strcmp(v, "test") && strcmp(v, "dev")) rc = cli_usage("eval", "--on expects test or dev, given '%s'", v);

@@ -150,6 +150,7 @@ static int load_vocab(const fz_args *a, ns_featurizer *f)
 
 int cmd_featurize(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "pca")) return cli_featurize_pca(argc - 1, argv + 1);
     fz_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;

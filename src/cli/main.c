@@ -79,6 +79,7 @@ static const command commands[] = {
     {"embed", cmd_embed, "neural text embeddings (MiniLM / MPNet) of prompts and actions, cached",
      "nextstate embed DATASET_DIR [--model NAME|DIR] [--cache DIR] [--batch N] [--domains DIR] [--quiet] [--json]\n"
      "                [--states-out S.npy] [--actions-out A.npy] [--layout paper|state-first] [--chunks|--truncate]\n"
+     "                [--shuffle-facts SEED]\n"
      "  Renders every state's prompt and every action's text, embeds the texts the cache lacks and\n"
      "  saves the cache (default DATASET_DIR/embeddings/MODEL): embeddings.npy [N, D] float32, keys.npy, manifest.json.\n"
      "  --states-out / --actions-out also write row-aligned float32 matrices (rows = global state ids /\n"
@@ -88,6 +89,8 @@ static const command commands[] = {
      "  --chunks: no truncation; a text is cut into windows of max_seq_length − 2 word pieces and embedded as\n"
      "  the mean of their embeddings (its own encoder: cache MODEL+chunks, fingerprint of its own).  The default\n"
      "  when any text exceeds the window (stderr says how many); --truncate keeps only the first window instead.\n"
+     "  --shuffle-facts SEED: each state's CURRENT STATE clauses in a random order (seeded per state by SEED and\n"
+     "  its id; problem and goal text untouched): the paper's fact-order sensitivity (appendix N).\n"
      "nextstate embed stats DATASET_DIR… [--model …] [--layout …] [--json]\n"
      "  Word pieces per state prompt against the model's max_seq_length: how many prompts are truncated,\n"
      "  where the CURRENT STATE block starts, how many states lose part or all of it, and how many become\n"
@@ -102,6 +105,7 @@ static const command commands[] = {
     {"train", cmd_train, "train the EmbedPlan world model on a split", cli_train_usage},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"
+     "               [--query-features SPEC]\n"
      "               [--seed S] [--no-acc] [--latency N] [--pool-sweep N,N,…,full] [--rollout]\n"
      "               [--rollout-pool N] [--bf16|--int8] [--json] [--quiet]\n"
      "  Ranks each test transition's pool by cosine to the prediction: Hit@1/5/10 with random (seeded) and\n"
@@ -126,6 +130,12 @@ static const command commands[] = {
      "  int32 sums, rescaled): a quarter of the float bytes (JSON \"weights\": \"int8\").\n"
      "  Splits over several datasets (cross-domain, leave-one-out, multi-domain) also get each dataset's\n"
      "  share of the list on its own: JSON \"per_dataset\" (null where the list has none of it), a table.\n"
+     "  By cost to go (always): Hit@1/5 per h* of the query state (its optimal distance to the goal; JSON\n"
+     "  \"cost_to_go\"); misses: for each query whose truth is not top-1 (and each not in the top 5), how many\n"
+     "  facts the top-1 state differs by from the true next state (symmetric difference of their literals;\n"
+     "  median, IQR, histogram; JSON \"misses\").\n"
+     "  --query-features SPEC: the query states' inputs from SPEC (same rows and width, e.g. `embed\n"
+     "  --shuffle-facts` rows), the candidates' from the model's features: Hit@k under another rendering.\n"
      "  Features default to what the checkpoint was trained with."},
     {"reference", cmd_reference, "non-learned reference methods (identity, offset, lifted STRIPS) on a split",
      "nextstate reference SPLIT_DIR --method identity|offset-action|offset-schema|strips [--on test|dev]\n"
@@ -193,7 +203,11 @@ static const command commands[] = {
      "  characters 3-5-grams, min_df 2 (states) / 1 (actions), L2 rows, truncated SVD to 1024 when larger.\n"
      "  Options: [--min-df N] [--svd-dim N (0: none)] [--svd-iters N (5)] [--svd-max-rows N (0: all)]\n"
      "           [--dim N (random, 512)] [--seed S] [--context-kind tfidf|bow] [--source prompt|context|literals]\n"
-     "           [--onehot-unknown (reserve a column for unseen states)] [--domains DIR] [--quiet]"},
+     "           [--onehot-unknown (reserve a column for unseen states)] [--domains DIR] [--quiet]\n"
+     "nextstate featurize pca SPEC… -o COORDS.npy [--components K (2)] [--seed S (1)] [--json]\n"
+     "  Principal components of feature rows (dense .npy or CSR prefix; several SPECs are stacked in order and\n"
+     "  must share one space, e.g. each domain's text embeddings): COORDS.npy gets each row's coordinates,\n"
+     "  float32 [N, K]; stdout the variance each component explains (--json: rows per SPEC too)."},
     {"ground", cmd_ground, "ground a problem and report its size",
      "nextstate ground DOMAIN PROBLEM [--atoms] [--statics] [--operators] [--json]"},
 };

@@ -900,6 +900,29 @@ void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t 
     ns_buf_put(out, pp->tail, pp->tail_len);
 }
 
+void ns_render_prep_prompt_shuffled_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l,
+                                         uint64_t seed, ns_buf *out)
+{
+    int *ids = ns_xmalloc((size_t)(pp->natoms ? pp->natoms : 1) * sizeof *ids);
+    int n = ns_render_true_atoms(bits, pp->natoms, ids);
+    ns_rng r;
+    ns_rng_seed(&r, seed);
+    ns_rng_shuffle_int(&r, ids, (size_t)n);
+    if (l == NS_PROMPT_PAPER) {
+        ns_buf_put(out, pp->head, pp->head_len);
+        put_state(pp, ids, n, out);
+        ns_buf_put(out, pp->tail, pp->tail_len);
+    } else {
+        ns_buf_puts(out, HDR_STATE + 2);
+        put_state(pp, ids, n, out);
+        ns_buf_puts(out, "\n\n");
+        ns_buf_puts(out, HDR_PROBLEM);
+        ns_buf_puts(out, pp->problem);
+        ns_buf_put(out, pp->tail, pp->tail_len);
+    }
+    free(ids);
+}
+
 void ns_render_prep_context_only(const ns_render_prep *pp, ns_buf *out)
 {
     ns_buf_put(out, pp->head, pp->head_len);

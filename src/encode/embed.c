@@ -492,7 +492,15 @@ ns_status ns_embed_prompt_stats(const ns_bert *m, const ns_dataset *ds, ns_rende
     return st;
 }
 
+uint64_t ns_text_shuffle_seed(uint64_t seed, int64_t state) { return ns_hash_mix(seed ^ ns_hash_mix((uint64_t)state + 1)); }
+
 void ns_text_list_dataset(ns_text_list *l, const ns_dataset *ds, ns_render_prep *const *preps, ns_prompt_layout layout)
+{
+    ns_text_list_dataset_order(l, ds, preps, layout, NULL);
+}
+
+void ns_text_list_dataset_order(ns_text_list *l, const ns_dataset *ds, ns_render_prep *const *preps,
+                                ns_prompt_layout layout, const uint64_t *shuffle_seed)
 {
     memset(l, 0, sizeof *l);
     ns_buf_init(&l->all);
@@ -504,8 +512,11 @@ void ns_text_list_dataset(ns_text_list *l, const ns_dataset *ds, ns_render_prep 
     int64_t n = 0;
     for (int64_t s = 0; s < l->nstates; s++, n++) {
         off[n] = l->all.len;
-        ns_render_prep_prompt_layout_bits(preps[((const int32_t *)ds->state_problem.data)[s]], ns_dataset_state(ds, s),
-                                          layout, &l->all);
+        const ns_render_prep *pp = preps[((const int32_t *)ds->state_problem.data)[s]];
+        if (shuffle_seed)
+            ns_render_prep_prompt_shuffled_bits(pp, ns_dataset_state(ds, s), layout,
+                                                ns_text_shuffle_seed(*shuffle_seed, s), &l->all);
+        else ns_render_prep_prompt_layout_bits(pp, ns_dataset_state(ds, s), layout, &l->all);
         l->lens[n] = l->all.len - off[n];
     }
     for (int i = 0; i < ds->nproblems; i++)
@@ -639,7 +650,7 @@ void ns_prompt_stats_json(ns_buf *b, const ns_prompt_stats *q, const char *datas
 }
 
 ns_status ns_text_list_dir(ns_text_list *l, const char *dir, const char *domains_dir, ns_prompt_layout layout,
-                           ns_error *err)
+                           const uint64_t *shuffle_seed, ns_error *err)
 {
     memset(l, 0, sizeof *l);
     ns_dataset ds;
@@ -647,7 +658,7 @@ ns_status ns_text_list_dir(ns_text_list *l, const char *dir, const char *domains
     if (st != NS_OK) return st;
     ns_render_prep **preps = NULL;
     if ((st = ns_feat_renders_new(&preps, &ds, domains_dir, err)) == NS_OK) {
-        ns_text_list_dataset(l, &ds, preps, layout);
+        ns_text_list_dataset_order(l, &ds, preps, layout, shuffle_seed);
         ns_feat_renders_free(preps, ds.nproblems);
     }
     ns_dataset_free(&ds);

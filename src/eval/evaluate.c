@@ -109,8 +109,16 @@ typedef struct stab {
 } stab;
 
 /* Takes rows (malloc'ed, n entries, duplicates allowed). */
+static void stab_init_f(stab *t, const ns_world *w, ns_world_ws *ws, const ns_features *f, int64_t *rows, int64_t n);
+
 static void stab_init(stab *t, const ns_world *w, ns_world_ws *ws, const ns_world_inputs *in, int64_t *rows,
                       int64_t n)
+{
+    stab_init_f(t, w, ws, &in->state, rows, n);
+}
+
+/* The same over the rows of features f (in place of the inputs' state features). */
+static void stab_init_f(stab *t, const ns_world *w, ns_world_ws *ws, const ns_features *f, int64_t *rows, int64_t n)
 {
     t->O = w->cfg.out;
     t->rows = rows;
@@ -119,7 +127,7 @@ static void stab_init(stab *t, const ns_world *w, ns_world_ws *ws, const ns_worl
     t->raw = ns_xmalloc(m * (size_t)t->O * sizeof(float));
     t->nrm = ns_xmalloc(m * (size_t)t->O * sizeof(float));
     float *norm = ns_xmalloc(m * sizeof(float));
-    project_all(w, ws, &in->state, true, rows, t->n, t->raw);
+    project_all(w, ws, f, true, rows, t->n, t->raw);
     ns_l2norm_forward(t->nrm, norm, t->raw, (int)t->n, t->O);
     free(norm);
 }
@@ -319,12 +327,54 @@ static void tally_chance(double chance[3], int64_t cnt)
     for (int k = 0; k < 3; k++) chance[k] += cnt <= ks[k] ? 1.0 : (double)ks[k] / (double)cnt;
 }
 
-/* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits). */
+/* The best-scoring candidate other than the truth (pool[0]) for the normalised
+ * prediction p of query i, ties broken uniformly by a generator of its own seeded
+ * from seed and i (the Hit@k draws stay as they are); −1 when the pool holds no other. */
+static int64_t best_other(const stab *t, const float *p, int64_t base, const int64_t *pool, int pool_size,
+                          uint64_t seed, int64_t i)
+{
+    ns_rng r, *rng = &r;
+    ns_rng_seed(rng, ns_hash_mix(seed ^ 0x746f7031ULL /* "top1" */) ^ (uint64_t)i);
+    int64_t row = -1;
+    float best = 0;
+    uint64_t nbest = 0;
+    for (int j = 1; j < pool_size; j++) {
+        if (pool[j] < 0) continue;
+        float sc = dot(p, stab_nrm(t, base + pool[j]), t->O);
+        if (row < 0 || sc > best) best = sc, row = base + pool[j], nbest = 1;
+        else if (sc == best && ns_rng_below(rng, ++nbest) == 0) row = base + pool[j];
+    }
+    return row;
+}
+
+/* Query-state features (ns_eval_opts.query_state) must match the state features' rows and width. */
+static ns_status check_query_features(const ns_features *qf, const ns_features *f, ns_error *err)
+{
+    if (qf->nrows == f->nrows && qf->dim == f->dim) return NS_OK;
+    return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                        "query state features have %lld rows x %lld columns, the state features %lld x %lld",
+                        (long long)qf->nrows, (long long)qf->dim, (long long)f->nrows, (long long)f->dim);
+}
+
+/* The projections of the list's query states from the features qf (another rendering of the same states). */
+static void query_table(stab *t, const ns_world *w, ns_world_ws *ws, const ns_features *qf,
+                        const ns_world_inputs *in, const ns_refs *refs)
+{
+    int64_t *rows = ns_xmalloc((size_t)(refs->n ? refs->n : 1) * sizeof *rows);
+    for (int64_t i = 0; i < refs->n; i++) rows[i] = query(in, refs, i).srow;
+    stab_init_f(t, w, ws, qf, rows, refs->n);
+}
+
+/* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits);
+ * qout (NULL or refs->n entries) the bits and the top-1 candidate of each miss. */
 static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
-                     int pool_size, const ns_eval_opts *o, ns_eval_result *r, uint8_t *qhit, ns_error *err)
+                     int pool_size, const ns_eval_opts *o, ns_eval_result *r, uint8_t *qhit, ns_eval_query *qout,
+                     ns_error *err)
 {
     memset(r, 0, sizeof *r);
+    const ns_features *qf = o->query_state;
     ns_status st = ns_world_check_inputs(w, in, err);
+    if (!st && qf) st = check_query_features(qf, &in->state, err);
     if (st) return st;
     double t0 = ns_now();
     const int O = w->cfg.out;
@@ -362,8 +412,9 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
     }
     na_ = uniq_sort(arows, na_);
     ns_world_ws *ws = ns_world_ws_new();
-    stab tab;
+    stab tab, qtab;
     stab_init(&tab, w, ws, in, srows, ns_);
+    if (qf) query_table(&qtab, w, ws, qf, in, refs);
     float *HA = ns_xmalloc((size_t)(na_ ? na_ : 1) * O * sizeof(float));
     project_all(w, ws, &in->action, false, arows, na_, HA);
     /* queries in chunks: pair list = truth pair, then the other applicable actions */
@@ -392,7 +443,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
         for (int k = 0; k < qn; k++) {
             qinfo q = query(in, refs, q0 + k);
             qstart[k] = P;
-            const float *hs = stab_raw(&tab, q.srow);
+            const float *hs = stab_raw(qf ? &qtab : &tab, q.srow);
             memcpy(phs + (size_t)P * O, hs, (size_t)O * sizeof(float));
             memcpy(pha + (size_t)P * O, HA + (size_t)find(arows, na_, q.arow) * O, (size_t)O * sizeof(float));
             P++;
@@ -420,6 +471,8 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
             unsigned bits = tally_bits(r->hit, r->hit_worst, rr.gt, rr.eq, &rng, &r->mrr);
             tally_ceiling(r, &in->state, in->state_base[q.d], pool, pool_size);
             if (qhit) qhit[q0 + k] = (uint8_t)bits;
+            if (qout) qout[q0 + k] = (ns_eval_query){(uint8_t)bits, bits & 1u ? -1 : best_other(&tab, tp, in->state_base[q.d],
+                                                                                                   pool, pool_size, o->seed, q0 + k)};
             if (!o->acc) continue;
             int64_t m = qstart[k + 1] - qstart[k];
             napp += (double)m;
@@ -453,6 +506,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
     if (o->latency_queries > 0) measure_latency(w, ws, in, refs, pools, pool_size, &tab, o->latency_queries, r);
     r->seconds = ns_now() - t0;
     stab_free(&tab);
+    if (qf) stab_free(&qtab);
     free(arows);
     free(HA);
     free(phs);
@@ -469,7 +523,16 @@ ns_status ns_eval_world(const ns_world *w, const ns_world_inputs *in, const ns_r
 {
     ns_eval_opts d;
     if (!o) ns_eval_opts_init(&d), o = &d;
-    return run(w, in, refs, pools, pool_size, o, r, NULL, err);
+    return run(w, in, refs, pools, pool_size, o, r, NULL, NULL, err);
+}
+
+ns_status ns_eval_world_queries(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs,
+                                const int64_t *pools, int pool_size, const ns_eval_opts *o, ns_eval_result *r,
+                                ns_eval_query *q, ns_error *err)
+{
+    ns_eval_opts d;
+    if (!o) ns_eval_opts_init(&d), o = &d;
+    return run(w, in, refs, pools, pool_size, o, r, NULL, q, err);
 }
 
 ns_status ns_eval_hits(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
@@ -481,7 +544,7 @@ ns_status ns_eval_hits(const ns_world *w, const ns_world_inputs *in, const ns_re
     o.acc = false;
     o.latency_queries = 0;
     ns_eval_result r;
-    ns_status st = run(w, in, refs, pools, pool_size, &o, &r, NULL, err);
+    ns_status st = run(w, in, refs, pools, pool_size, &o, &r, NULL, NULL, err);
     if (!st) memcpy(hit, r.hit, sizeof r.hit);
     if (!st && mrr) *mrr = r.mrr;
     return st;
@@ -698,7 +761,7 @@ ns_status ns_eval_pool_sweep(const ns_world *w, const ns_world_inputs *in, const
             o.acc = false;
             o.latency_queries = 0;
             ns_eval_result r;
-            st = run(w, in, refs, pools, n, &o, &r, NULL, err);
+            st = run(w, in, refs, pools, n, &o, &r, NULL, NULL, err);
             free(pools);
             memset(&out[s], 0, sizeof out[s]);
             out[s].n = r.n;
@@ -922,7 +985,7 @@ ns_status ns_eval_plans(const ns_world *w, const ns_world_inputs *in, const ns_r
     o.acc = false;
     o.latency_queries = 0;
     ns_eval_result er;
-    st = run(w, in, &steps, sp, pool_size, &o, &er, qh, err);
+    st = run(w, in, &steps, sp, pool_size, &o, &er, qh, NULL, err);
     if (!st) {
         r->hit[0] = er.hit[0], r->hit[1] = er.hit[1];
         r->hit_worst[0] = er.hit_worst[0], r->hit_worst[1] = er.hit_worst[1];

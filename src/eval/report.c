@@ -115,7 +115,10 @@ static ns_status report_run(const ns_world *w, const ns_world_data *wd, const ns
     const ns_split *sp = &wd->sd.split;
     const ns_world_inputs *in = &wd->in;
     uint64_t seed = o->eval.seed;
-    ns_status st = ns_eval_world(w, in, l->refs, l->pools, l->pool_size, &o->eval, &rep->r, err);
+    ns_eval_query *q = ns_xmalloc((size_t)(l->refs->n ? l->refs->n : 1) * sizeof *q);
+    ns_status st = ns_eval_world_queries(w, in, l->refs, l->pools, l->pool_size, &o->eval, &rep->r, q, err);
+    if (st == NS_OK) ns_breakdown_compute(in, l->refs, q, &rep->bd);
+    free(q);
     if (st == NS_OK && sp->ndatasets > 1) {
         rep->per = ns_xcalloc((size_t)sp->ndatasets, sizeof *rep->per);
         st = eval_per_dataset(w, in, l, &o->eval, rep->per, err);
@@ -154,11 +157,24 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
     memset(&l, 0, sizeof l);
     ns_world_text wt = {NULL, o->domains_dir, true, o->eval.progress};
     st = ns_world_data_open_model_text(&wd, split_dir, &w, model_path, meta, o->state_spec, o->action_spec, &wt, err);
+    /* --query-features: the same split and checkpoint with the query states' features as the state side
+     * (standardised as recorded); only its state rows are used */
+    ns_world_data qwd;
+    bool qopen = false;
+    if (st == NS_OK && o->query_spec) {
+        st = ns_world_data_open_model_text(&qwd, split_dir, &w, model_path, meta, o->query_spec, o->action_spec, &wt,
+                                           err);
+        qopen = st == NS_OK;
+    }
     free(meta);
     if (st != NS_OK) {
+        ns_world_data_free(&wd);
         ns_world_free(&w);
         return st;
     }
+    ns_report_opts ro = *o;
+    if (qopen) ro.eval.query_state = &qwd.in.state;
+    o = &ro;
     ns_world_set_bf16(&w, o->bf16 && !o->int8);
     ns_world_set_int8(&w, o->int8);
     const ns_split *sp = &wd.sd.split;
@@ -166,6 +182,7 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
     rep->model = ns_xstrdup(model_path);
     rep->state_spec = ns_xstrdup(wd.state_spec);
     rep->action_spec = ns_xstrdup(wd.action_spec);
+    rep->query_spec = qopen ? ns_xstrdup(qwd.state_spec) : NULL;
     rep->protocol = sp->protocol;
     rep->dev = o->dev;
     rep->bf16 = o->bf16 && !o->int8;
@@ -179,6 +196,7 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
     st = ns_world_data_list(&wd, o->dev, o->eval.seed, split_dir, &l, err);
     if (st == NS_OK) st = report_run(&w, &wd, &l, o, rep, err);
     ns_world_list_free(&l);
+    if (qopen) ns_world_data_free(&qwd);
     ns_world_data_free(&wd);
     ns_world_free(&w);
     if (st != NS_OK) ns_report_free(rep);
@@ -191,6 +209,7 @@ void ns_report_free(ns_report *rep)
     free(rep->model);
     free(rep->state_spec);
     free(rep->action_spec);
+    free(rep->query_spec);
     for (int d = 0; rep->domains && d < rep->ndatasets; d++) free(rep->domains[d]);
     free(rep->domains);
     free(rep->per);
@@ -214,8 +233,13 @@ void ns_report_json(const ns_report *rep, ns_buf *b)
     ns_json_put_str(b, rep->state_spec);
     ns_buf_puts(b, ", \"action_features\": ");
     ns_json_put_str(b, rep->action_spec);
+    ns_buf_puts(b, ", \"query_features\": ");
+    if (rep->query_spec) ns_json_put_str(b, rep->query_spec);
+    else ns_buf_puts(b, "null");
     ns_buf_puts(b, ", \"metrics\": ");
     ns_eval_json(&rep->r, b);
+    ns_buf_puts(b, ", ");
+    ns_breakdown_json(&rep->bd, b);
     if (rep->per) {
         ns_buf_puts(b, ", \"per_dataset\": [");
         for (int d = 0; d < rep->ndatasets; d++) {
@@ -248,7 +272,9 @@ void ns_report_table(const ns_report *rep, ns_buf *b)
     ns_buf_printf(b, "%s on %s (%s, %s list%s)\n", rep->model, rep->split_dir, ns_protocol_name(rep->protocol),
                   rep->dev ? "dev" : "test",
                   rep->int8 ? ", int8 weights" : rep->bf16 ? ", bfloat16 weights" : "");
+    if (rep->query_spec) ns_buf_printf(b, "query states' features: %s\n", rep->query_spec);
     ns_eval_table(&rep->r, b);
+    ns_breakdown_table(&rep->bd, b);
     if (rep->per) {
         ns_buf_printf(b, "per dataset        queries   Hit@1    Hit@5    Hit@10   Hit@5 worst  ceiling@5  chance@5\n");
         for (int d = 0; d < rep->ndatasets; d++) {

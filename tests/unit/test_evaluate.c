@@ -6,12 +6,17 @@
  * plans' steps, with exact ≤ plan mean ≤ 1; the three rollout regimes
  * coincide at depth 1 and the runs of a list that holds every transition are
  * the plans; and a hand-built case — chosen plans over a dataset copy, a
- * model whose every score ties — where every count is known. */
+ * model whose every score ties — where every count is known; per-query
+ * outcomes (ns_eval_world_queries) leave the metrics unchanged and their
+ * misses' top-1 states lie in the pools; the cost-to-go buckets and the
+ * miss histograms add up; the fact difference of ferry's actions (board /
+ * debark 3, sail 2) by bitset and by text; query-state features. */
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "gen_fixture.h"
 #include "nextstate/data/dataset.h"
+#include "nextstate/eval/breakdown.h"
 #include "nextstate/eval/evaluate.h"
 #include "nextstate/data/split.h"
 #include "nextstate/learn/world.h"
@@ -376,6 +381,134 @@ static void test_chance(void)
     ns_buf_free(&b);
 }
 
+/* ---- per-query outcomes, cost-to-go and misses (breakdown.h) --------------------------- */
+
+static int64_t facts_of_action(const char *op)
+{
+    return !strncmp(op, "(sail", 5) ? 2 : 3; /* sail: at-ferry moves; board / debark: at, on, empty-ferry */
+}
+
+static void test_breakdown(void)
+{
+    if (!ready) return;
+    const int P = 16;
+    int64_t *pools = ns_split_pools_draw(&SP, DSP, &ALL, P, 5);
+    ns_eval_opts o = plain_opts(9);
+    ns_eval_result r1, r2;
+    ns_error e;
+    int64_t n = ALL.n;
+    ns_eval_query *q = malloc((size_t)n * sizeof *q);
+    CHECK(ns_eval_world(&W, &IN, &ALL, pools, P, &o, &r1, &e) == NS_OK);
+    CHECK(ns_eval_world_queries(&W, &IN, &ALL, pools, P, &o, &r2, q, &e) == NS_OK);
+    CHECK(r1.hit[0] == r2.hit[0] && r1.hit[1] == r2.hit[1] && r1.mrr == r2.mrr);
+    int64_t h1 = 0, h5 = 0, misses = 0;
+    for (int64_t i = 0; i < n; i++) {
+        h1 += q[i].bits & 1u, h5 += (q[i].bits >> 1) & 1u;
+        if (q[i].top_row < 0) continue;
+        misses++;
+        bool in_pool = false;
+        for (int j = 1; j < P; j++) in_pool |= pools[i * P + j] >= 0 && pools[i * P + j] == q[i].top_row;
+        CHECK(in_pool); /* state_base 0: rows are state ids */
+    }
+    CHECK(h1 == llround(r1.hit[0] * (double)n) && h5 == llround(r1.hit[1] * (double)n));
+    CHECK(misses == n - h1 && misses > 0 && h1 > 0);
+    ns_breakdown b;
+    ns_breakdown_compute(&IN, &ALL, q, &b);
+    int64_t tot = 0;
+    double th1 = 0;
+    for (int h = 0; h < NS_CTG_OPEN + 2; h++) tot += b.ctg[h].n, th1 += b.ctg[h].hit[0] * (double)b.ctg[h].n;
+    CHECK(tot == n && llround(th1) == h1);
+    int64_t want[NS_CTG_OPEN + 2] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int32_t hs = ((const int32_t *)DS.state_hstar.data)[ns_dataset_transition(&DS, i)[1]];
+        want[hs < 0 ? NS_CTG_OPEN + 1 : hs >= NS_CTG_OPEN ? NS_CTG_OPEN : hs]++;
+    }
+    for (int h = 0; h < NS_CTG_OPEN + 2; h++) CHECK_EQ_INT(b.ctg[h].n, want[h]);
+    CHECK(want[1] > 0 && want[NS_CTG_OPEN + 1] == 0); /* optimal DAG: every state has h* */
+    CHECK_EQ_INT(b.miss[0].n, misses);
+    CHECK_EQ_INT(b.miss[1].n, n - h5);
+    CHECK(b.miss[0].other_problem <= b.miss[0].n);
+    for (int k = 0; k < 2; k++) {
+        int64_t hs = 0;
+        for (int f = 0; f <= NS_MISS_OPEN; f++) hs += b.miss[k].hist[f];
+        CHECK_EQ_INT(hs, b.miss[k].n);
+        CHECK(b.miss[k].q1 <= b.miss[k].median && b.miss[k].median <= b.miss[k].q3);
+    }
+    /* hand-made outcomes: every query a miss whose top-1 is its own state s — facts = the action's effect size */
+    int64_t hist_want[NS_MISS_OPEN + 1] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t *tr = ns_dataset_transition(&DS, i);
+        const ns_ds_problem *pr = &DS.problems[tr[0]];
+        q[i].bits = 0;
+        q[i].top_row = tr[1];
+        hist_want[facts_of_action(pr->ops[tr[2]])]++;
+    }
+    ns_breakdown_compute(&IN, &ALL, q, &b);
+    CHECK_EQ_INT(b.miss[0].n, n);
+    CHECK_EQ_INT(b.miss[1].n, n);
+    for (int f = 0; f <= NS_MISS_OPEN; f++) CHECK_EQ_INT(b.miss[0].hist[f], hist_want[f]);
+    CHECK(hist_want[2] > 0 && hist_want[3] > 0);
+    CHECK(b.miss[0].median == 2 || b.miss[0].median == 2.5 || b.miss[0].median == 3);
+    for (int h = 0; h < NS_CTG_OPEN + 2; h++) CHECK(b.ctg[h].n == 0 || b.ctg[h].hit[1] == 0);
+    ns_buf j;
+    ns_buf_init(&j);
+    ns_buf_putc(&j, '{');
+    ns_breakdown_json(&b, &j);
+    ns_buf_putc(&j, '}');
+    CHECK(strstr(j.data, "\"cost_to_go\": [{\"h\": ") && strstr(j.data, "\"misses\": {\"top1\": {\"n\": "));
+    CHECK(strstr(j.data, "{\"facts\": 10, \"facts_max\": null, \"n\": 0}") && !strstr(j.data, "nan"));
+    ns_buf_free(&j);
+    /* the fact difference by text (another dataset object: the "other problem" path) equals the bitset one */
+    ns_dataset D2 = DS; /* shallow */
+    for (int64_t t = 0; t < n; t += 7) {
+        const int32_t *tr = ns_dataset_transition(&DS, t);
+        bool other;
+        int64_t a = ns_breakdown_fact_diff(&DS, tr[1], &DS, tr[3], &other);
+        CHECK(!other);
+        CHECK_EQ_INT(a, facts_of_action(DS.problems[tr[0]].ops[tr[2]]));
+        CHECK_EQ_INT(ns_breakdown_fact_diff(&DS, tr[1], &D2, tr[3], &other), a);
+        CHECK(other);
+        CHECK_EQ_INT(ns_breakdown_fact_diff(&DS, tr[1], &D2, tr[1], &other), 0);
+    }
+    free(q);
+    free(pools);
+}
+
+/* Query-state features: the same features give the same numbers; rows of other states change them; another
+ * width is an error. */
+static void test_query_features(void)
+{
+    if (!ready) return;
+    const int P = 16;
+    int64_t *pools = ns_split_pools_draw(&SP, DSP, &ALL, P, 5);
+    ns_eval_opts o = plain_opts(9);
+    ns_eval_result r1, r2;
+    ns_error e;
+    CHECK(ns_eval_world(&W, &IN, &ALL, pools, P, &o, &r1, &e) == NS_OK);
+    o.query_state = &IN.state;
+    CHECK(ns_eval_world(&W, &IN, &ALL, pools, P, &o, &r2, &e) == NS_OK);
+    CHECK(r1.hit[0] == r2.hit[0] && r1.mrr == r2.mrr);
+    /* every query state's input replaced by the first state's row */
+    const ns_csr *c = &IN.state.csr;
+    CHECK(IN.state.sparse);
+    ns_features f;
+    memset(&f, 0, sizeof f);
+    f.sparse = true;
+    f.nrows = IN.state.nrows;
+    f.dim = IN.state.dim;
+    ns_csr_init(&f.csr, c->ncols);
+    for (int64_t i = 0; i < c->nrows; i++)
+        ns_csr_add_row(&f.csr, c->indices + c->indptr[0], c->values + c->indptr[0], (int)(c->indptr[1] - c->indptr[0]));
+    o.query_state = &f;
+    CHECK(ns_eval_world(&W, &IN, &ALL, pools, P, &o, &r2, &e) == NS_OK);
+    CHECK(r2.mrr < r1.mrr); /* the model no longer sees where it is */
+    f.dim++;
+    CHECK(ns_eval_world(&W, &IN, &ALL, pools, P, &o, &r2, &e) == NS_ERR_INPUT);
+    CHECK(strstr(e.msg, "query state features") != NULL);
+    ns_features_free(&f);
+    free(pools);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_evaluate_%d", (int)getpid());
@@ -389,6 +522,8 @@ int main(void)
     NS_RUN(test_hand_built);
     NS_RUN(test_ceiling);
     NS_RUN(test_chance);
+    NS_RUN(test_breakdown);
+    NS_RUN(test_query_features);
     if (ready) {
         free(ALL.ref);
         ns_world_free(&W);

@@ -1,5 +1,6 @@
 /* test_render.c — natural-language renderings (render.h):
  * - the exact prompt of a small ferry problem with the shipped template;
+ * - the same prompt with its state clauses shuffled (seeded; same clause set);
  * - ", and" joining for 0/1/2/3 clauses, context-only, literal form, bitsets;
  * - counts (singular/plural, "A and B", "A, B, and C", unary static keys);
  * - negative goal literals (default and `not:` forms), NAME/ARITY templates;
@@ -138,6 +139,69 @@ static void test_ferry_prompt_exact(void)
     ns_render_prep_free(pp);
     ns_buf_free(&c);
     ns_buf_free(&b);
+    ns_render_free(r);
+}
+
+/* Shuffled clause order (appendix N): the same head and tail bytes, the same
+ * clauses as a set joined "A, B, …, and Z", deterministic per seed, the
+ * canonical order for some seeds and another for most (5 clauses: 120
+ * orders), both layouts. */
+static void test_shuffled_order(void)
+{
+    ns_render *r = load_shipped("ferry");
+    CHECK(r != NULL);
+    if (!r) return;
+    ns_render_problem p = ferry_problem();
+    ns_render_prep *pp;
+    ns_error err;
+    CHECK_EQ_INT(ns_render_prep_new(&pp, r, &p, &err), NS_OK);
+    const char *cl[5] = {"Car c0 is at location l0", "Car c1 is at location l1", "Car c2 is at location l1",
+                         "The ferry is at l0", "The ferry is empty"};
+    uint64_t bits[1] = {(1u << 0) | (1u << 3) | (1u << 5) | (1u << 6) | (1u << 8)};
+    ns_buf canon, b, again;
+    ns_buf_init(&canon), ns_buf_init(&b), ns_buf_init(&again);
+    for (int lay = 0; lay < 2; lay++) {
+        canon.len = 0;
+        ns_render_prep_prompt_layout_bits(pp, bits, (ns_prompt_layout)lay, &canon);
+        const char *hdr = "### CURRENT STATE ###\n";
+        const char *cs = strstr(canon.data, hdr) + strlen(hdr);
+        size_t head = (size_t)(cs - canon.data), tail = strlen(strstr(cs, "\n\n"));
+        int differ = 0;
+        for (uint64_t seed = 0; seed < 20; seed++) {
+            b.len = 0, again.len = 0;
+            ns_render_prep_prompt_shuffled_bits(pp, bits, (ns_prompt_layout)lay, seed, &b);
+            ns_render_prep_prompt_shuffled_bits(pp, bits, (ns_prompt_layout)lay, seed, &again);
+            CHECK_STR(b.data, again.data);
+            CHECK_EQ_INT(b.len, canon.len); /* same clauses, same separators */
+            CHECK(!strncmp(b.data, canon.data, head));
+            CHECK_STR(b.data + b.len - tail, canon.data + canon.len - tail);
+            /* the state block: 5 clauses, each once, ", and " before the last */
+            char block[512];
+            size_t bl = b.len - head - tail;
+            CHECK(bl < sizeof block);
+            memcpy(block, b.data + head, bl);
+            block[bl] = 0;
+            int seen[5] = {0};
+            char *q = block;
+            for (int i = 0; i < 5; i++) {
+                const char *sep = i == 4 ? "" : i == 3 ? ", and " : ", ";
+                int hit = -1;
+                for (int c = 0; c < 5; c++) {
+                    size_t n = strlen(cl[c]);
+                    if (!strncmp(q, cl[c], n) && !strncmp(q + n, sep, strlen(sep))) hit = c;
+                }
+                CHECK(hit >= 0);
+                if (hit < 0) break;
+                seen[hit]++;
+                q += strlen(cl[hit]) + strlen(sep);
+            }
+            for (int c = 0; c < 5; c++) CHECK_EQ_INT(seen[c], 1);
+            differ += strcmp(b.data, canon.data) != 0;
+        }
+        CHECK(differ >= 15);
+    }
+    ns_buf_free(&canon), ns_buf_free(&b), ns_buf_free(&again);
+    ns_render_prep_free(pp);
     ns_render_free(r);
 }
 
@@ -738,6 +802,7 @@ static void test_benchmarks_seedA(void)
 int main(void)
 {
     NS_RUN(test_ferry_prompt_exact);
+    NS_RUN(test_shuffled_order);
     NS_RUN(test_join);
     NS_RUN(test_context_only);
     NS_RUN(test_literals);

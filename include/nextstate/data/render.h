@@ -163,6 +163,15 @@ typedef enum ns_prompt_layout { NS_PROMPT_PAPER, NS_PROMPT_STATE_FIRST } ns_prom
 const char *ns_prompt_layout_name(ns_prompt_layout l); /* "paper", "state-first" */
 int ns_prompt_layout_parse(const char *s);             /* -1 when unknown */
 void ns_render_prep_prompt_layout_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l, ns_buf *out);
+/* The same prompt with the CURRENT STATE clauses in a random order (the
+ * paper's fact-order sensitivity, appendix N: a state is a set, its clause
+ * order is semantically null): the true atoms' ids permuted by a
+ * Fisher–Yates shuffle from an ns_rng seeded with `seed`, then joined as
+ * usual (", and " before the last clause in its new place); the problem and
+ * goal blocks are untouched.  Deterministic in seed; a caller rendering many
+ * states derives one seed per state (e.g. ns_text_list_dataset_order). */
+void ns_render_prep_prompt_shuffled_bits(const ns_render_prep *pp, const uint64_t *bits, ns_prompt_layout l,
+                                         uint64_t seed, ns_buf *out);
 /* Appends the prompt with an empty CURRENT STATE block:
  * "### PROBLEM DESCRIPTION ###\n{problem}\n\n### CURRENT STATE ###\n\n\n### GOAL DESCRIPTION ###\n{goal}". */
 void ns_render_prep_context_only(const ns_render_prep *pp, ns_buf *out);

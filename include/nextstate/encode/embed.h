@@ -139,6 +139,14 @@ typedef struct ns_text_list {
     ns_buf all;
 } ns_text_list;
 void ns_text_list_dataset(ns_text_list *l, const ns_dataset *ds, ns_render_prep *const *preps, ns_prompt_layout layout);
+/* The same with each state's CURRENT STATE clauses in a random order when
+ * shuffle_seed is non-NULL (ns_render_prep_prompt_shuffled_bits): state s
+ * (global id) uses the seed ns_text_shuffle_seed(*shuffle_seed, s), so a
+ * state's order depends only on the seed and its id.  NULL: canonical. */
+void ns_text_list_dataset_order(ns_text_list *l, const ns_dataset *ds, ns_render_prep *const *preps,
+                                ns_prompt_layout layout, const uint64_t *shuffle_seed);
+/* The per-state shuffle seed: ns_hash_mix(seed ^ ns_hash_mix(state + 1)). */
+uint64_t ns_text_shuffle_seed(uint64_t seed, int64_t state);
 void ns_text_list_free(ns_text_list *l);
 
 /* Texts from a file of JSON lines, each a string or {"text": string} (empty
@@ -177,10 +185,10 @@ ns_status ns_embed_cached(const ns_bert *m, const char *cache, int64_t n, const 
 ns_status ns_embed_write_rows(const char *path, const ns_embed_table *t, int64_t n, const char *const *texts,
                               const size_t *lens, ns_error *err);
 
-/* ns_text_list_dataset of the dataset folder dir, its prompts rendered with
- * the templates under domains_dir. */
+/* ns_text_list_dataset_order of the dataset folder dir, its prompts rendered
+ * with the templates under domains_dir (shuffle_seed NULL: canonical order). */
 ns_status ns_text_list_dir(ns_text_list *l, const char *dir, const char *domains_dir, ns_prompt_layout layout,
-                           ns_error *err);
+                           const uint64_t *shuffle_seed, ns_error *err);
 
 /* A dataset's text embeddings as feature rows (`train --text-encoder`, the
  * "text:NAME" feature spec of inputs.h): states [nstates × D] (their paper-

@@ -89,6 +89,13 @@ typedef struct ns_eval_opts {
     bool acc;            /* compute Acc@k (true) */
     int latency_queries; /* 0: no latency measurement; default 200 */
     bool progress;
+    /* NULL: the query state's input is its row of the inputs' state
+     * features, as every candidate's.  Else the query state's input (π_s of
+     * the s of each (s, a, s′)) comes from these features — same rows and
+     * width, standardised alike — while the candidates keep the inputs'
+     * features: e.g. the same states rendered with their facts in another
+     * order (paper appendix N).  Latency measurements ignore it. */
+    const struct ns_features *query_state;
 } ns_eval_opts;
 
 void ns_eval_opts_init(ns_eval_opts *o);
@@ -126,6 +133,24 @@ typedef struct ns_eval_result {
  * (refs->n × pool_size state ids of each transition's dataset). */
 ns_status ns_eval_world(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
                         int pool_size, const ns_eval_opts *o, ns_eval_result *r, ns_error *err);
+
+/* One query's outcome (ns_eval_world_queries): its Hit bits (bit k of
+ * 1, 5, 10 = 0, 1, 2 under random ties; 8 << k worst case) and, when it is
+ * not a Hit@1 (random ties), the top-1 candidate — the best-scoring pool
+ * state other than the truth, ties broken at random by a generator seeded
+ * from the seed and the query's index (so the Hit@k digits are those of
+ * ns_eval_world) — as a
+ * global state row (state_base[d] + id); −1 for a Hit@1 or a pool of the
+ * truth alone. */
+typedef struct ns_eval_query {
+    uint8_t bits;
+    int64_t top_row;
+} ns_eval_query;
+
+/* ns_eval_world that also fills q[0 … refs->n) (breakdown.h reads it). */
+ns_status ns_eval_world_queries(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs,
+                                const int64_t *pools, int pool_size, const ns_eval_opts *o, ns_eval_result *r,
+                                ns_eval_query *q, ns_error *err);
 
 /* Only Hit@k and the mean reciprocal rank (mrr may be NULL; no Acc, no
  * latency) — the training loop's dev check. */

@@ -5,7 +5,8 @@
  * features (world_data.h) and scores the test list (or the dev list with
  * pools from the dev stream): the metrics of ns_eval_world; for splits over
  * several datasets each dataset's share on its own (no latency); a pool-size
- * sweep (fresh pools from seed ^ 0x7377656570 "sweep"); plan-level metrics
+ * sweep (fresh pools from seed ^ 0x7377656570 "sweep"); Hit@k by the query's
+ * cost-to-go and the facts of the misses (breakdown.h); plan-level metrics
  * when the datasets hold sampled plans — on the test list the split's
  * held-out plans, every step: steps outside the test list (plan-variant: on
  * a training plan too) join the list with the pools the split draws for
@@ -16,11 +17,13 @@
 #define NEXTSTATE_REPORT_H
 
 #include <stdbool.h>
+#include "nextstate/eval/breakdown.h"
 #include "nextstate/eval/evaluate.h"
 
 typedef struct ns_report_opts {
     ns_eval_opts eval;                    /* seed, Acc, latency, progress */
     const char *state_spec, *action_spec; /* NULL: as the checkpoint records */
+    const char *query_spec;               /* NULL: none; else the query states' features (ns_eval_opts.query_state) */
     const char *domains_dir;              /* render templates of text-encoder features (NULL: "domains") */
     bool dev;                             /* the dev list (else test) */
     bool bf16;                            /* bfloat16 heads and T */
@@ -41,6 +44,8 @@ typedef struct ns_report {
     ns_world_kind kind;
     ns_action_rows action_rows;
     ns_eval_result r;
+    char *query_spec;        /* the query states' features (NULL: the state features) */
+    ns_breakdown bd;         /* Hit@k by cost-to-go, the misses' facts (breakdown.h) */
     int ndatasets;
     char **domains;          /* ndatasets names ("" / NULL when unrecorded) */
     ns_eval_result *per;     /* per dataset when ndatasets > 1 (n = 0: none of the list), else NULL */
