@@ -222,9 +222,9 @@ def quality(r, best):
 
 def agile(r):
     """IPC 2023 agile score of one run: 1 when solved within 1 s CPU, 1 − log t / log T up to the limit T, else 0."""
-    if not r.get("solved"):
+    t = r.get("cpu")
+    if not r.get("solved") or t is None:
         return 0.0
-    t = r.get("cpu", 0.0)
     if t <= 1.0:
         return 1.0
     return max(0.0, 1.0 - math.log(t) / math.log(TIME_LIMIT)) if TIME_LIMIT > 1 else 0.0

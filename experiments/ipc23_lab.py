@@ -22,15 +22,14 @@ Steps, in order:
   parse    every plan checked by `nextstate validate`: solved, cost, cpu, quality
   fetch    the runs' properties into OUT/ipc23-lab-eval
   report   OUT/ipc23-lab-eval/ipc23.md, .json, .csv, .png (experiments/ipc23.py's
-           tables: coverage and quality per domain and level), agile.md (IPC agile
-           score) and, with matplotlib, quality.png (each planner's quality against
+           tables: coverage, quality and agile score per domain and level) and,
+           with matplotlib, quality.png (each planner's quality against
            lama-first's per problem) and cpu_cdf.png (solved problems by CPU time)
 
 The selection (LEVELS, PROBLEMS, IPC) is experiments/ipc23.py's.  The testing
 problems are only planned, never read by learning.
 """
 import json
-import math
 import os
 import resource
 import shutil
@@ -130,14 +129,6 @@ def build_step(exp):
     exp.build()
 
 
-def agile(r):
-    """IPC agile score: 1 within 1 s, 1 − log t / log T up to the limit T, 0 unsolved."""
-    t = r.get("cpu")
-    if not r.get("solved") or t is None:
-        return 0.0
-    return 1.0 if t <= 1 else max(0.0, 1 - math.log(t) / math.log(ipc23.TIME_LIMIT))
-
-
 def report_step(exp):
     props_file = os.path.join(exp.eval_dir, "properties")
     runs = json.load(open(props_file)).values()
@@ -147,28 +138,11 @@ def report_step(exp):
         r = {k: p.get(k) for k in ("domain", "level", "problem", "solved", "cost", "cpu")}
         r["planner"], r["rc"] = p["algorithm"], p.get("planner_returncode")
         r["quality"] = ipc23.quality(r, bounds.get(r["problem"]))
-        r["agile"] = agile(r)
+        r["agile"] = ipc23.agile(r)
         rows.append(r)
     rows.sort(key=lambda r: (r["domain"], r["level"], r["problem"], ipc23.NAMES.index(r["planner"])))
     ipc23.table(rows)
-    agile_table(rows)
     plots(rows)
-
-
-def agile_table(rows):
-    planners = [p for p in ipc23.NAMES if any(r["planner"] == p for r in rows)]
-    agg = {}
-    for r in rows:
-        agg[(r["domain"], r["level"], r["planner"])] = agg.get((r["domain"], r["level"], r["planner"]), 0) + r["agile"]
-    lines = [f"# IPC agile score ({ipc23.TIME_LIMIT:g} s CPU)", "", "| domain | level | " + " | ".join(planners) + " |",
-             "|---|---|" + "---|" * len(planners)]
-    for d, lv in sorted({(r["domain"], r["level"]) for r in rows}):
-        lines.append(f"| {d} | {lv} | " + " | ".join(f"{agg.get((d, lv, p), 0):.1f}" for p in planners) + " |")
-    lines.append("| **total** | | " + " | ".join(f"**{sum(r['agile'] for r in rows if r['planner'] == p):.1f}**"
-                                                 for p in planners) + " |")
-    with open(os.path.join(ipc23.OUT, "agile.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
 
 
 def plots(rows):

@@ -83,6 +83,7 @@ def main():
             best[r["problem"]] = min(best.get(r["problem"], r["cost"]), r["cost"])
     for r in rows:
         r["quality"] = ipc23.quality(r, best.get(r["problem"]))
+        r["agile"] = ipc23.agile(r)
     ipc23.OUT = val_out
     ipc23.table(rows)
 
