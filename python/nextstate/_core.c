@@ -1035,7 +1035,11 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
         if (md < 0) return PyErr_Format(PyExc_ValueError, "mode must be 'state' or 'delta', not '%s'", modes);
         c.mode = (ns_predictor_mode)md;
     }
-    if (iterations < 0 || maxobj < 0 || c.epochs < 0 || c.hidden < 0 || c.layers < 0 || c.batch < 0 ||
+    if (iterations < 0) /* None in Python: the learned heuristic tries 2 and 4 (ns_choose_opts), the others take 2 */
+        iterations = 2;
+    else
+        co.niter = 0;
+    if (maxobj < 0 || c.epochs < 0 || c.hidden < 0 || c.layers < 0 || c.batch < 0 ||
         c.xgb.max_rounds < 0 || c.xgb.max_depth < 0 || c.xgb.nthread < 0)
         return PyErr_Format(PyExc_ValueError, "counts (iterations, epochs, hidden, layers, …) must be >= 0");
     if (!(hc.lambda >= 0) || !(c.lr > 0)) return PyErr_Format(PyExc_ValueError, "lambda_ must be >= 0 and lr > 0");

@@ -108,7 +108,7 @@ class Model(_core.Model):
 
 def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Optional[PathLike] = None,
       val_dir: Optional[PathLike] = None, val_plans: Optional[PathLike] = None, *, encoder: str = "wl",
-      mode: Optional[str] = None, iterations: int = 2, statics: bool = True, lambda_: float = 1.0,
+      mode: Optional[str] = None, iterations: Optional[int] = None, statics: bool = True, lambda_: float = 1.0,
       lr: float = 1e-2, epochs: int = 500, hidden: int = 256, layers: int = 2, batch: int = 32, seed: int = 13,
       rounds: int = 1000, depth: int = 8, threads: int = 1, max_objects: int = 0,
       solve_time_limit: float = 60.0, solve_memory_limit: float = 4096.0, optimal_only: bool = False,
@@ -120,8 +120,9 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
     GBFS-h^FF (``optimal_only``: an error instead); a problem neither
     solves is skipped.  ``model`` is "hwl" (ridge regression of h* on WL
     features, penalty ``lambda_``, with a ranking term over ``rank`` sibling
-    successors per plan step; the search it plans with is chosen on the
-    ``choose`` largest training problems, held out), "xgb" or "lstm" (next-state
+    successors per plan step; the search it plans with, and 2 or 4 WL
+    ``iterations`` unless given, are chosen on the ``choose`` largest
+    training problems, held out), "xgb" or "lstm" (next-state
     predictors on ``encoder`` wl or fsf features, ``mode`` state or
     delta).  Returns a :class:`Model` whose ``train_info`` is what
     ``learn --json`` prints (plus the unsolved and satisficing counts)."""
@@ -130,7 +131,8 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
     m, info = _core.learn(
         os.fspath(domain), os.fspath(train_dir), model, None if plans is None else os.fspath(plans),
         None if val_dir is None else os.fspath(val_dir), None if val_plans is None else os.fspath(val_plans),
-        encoder, mode, int(iterations), bool(statics), float(lambda_), float(lr), int(epochs), int(hidden),
+        encoder, mode, -1 if iterations is None else int(iterations), bool(statics), float(lambda_), float(lr),
+        int(epochs), int(hidden),
         int(layers), int(batch), int(seed), int(rounds), int(depth), int(threads), int(max_objects),
         float(solve_time_limit), float(solve_memory_limit), bool(optimal_only), Model, int(rank), int(choose))
     m.train_info = info

@@ -39,8 +39,8 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *dom
         for (int i = 0; i < h.ncand; i++) {
             ns_buf_puts(&j, i ? ", {\"algo\": " : "{\"algo\": ");
             ns_json_put_str(&j, h.cand[i]);
-            ns_buf_printf(&j, ", \"solved\": %d, \"of\": %d, \"evaluated\": %ld}", h.cand_solved[i],
-                          h.choice_problems, h.cand_evaluated[i]);
+            ns_buf_printf(&j, ", \"iterations\": %d, \"solved\": %d, \"of\": %d, \"evaluated\": %ld}",
+                          h.cand_iter[i], h.cand_solved[i], h.choice_problems, h.cand_evaluated[i]);
         }
         ns_buf_printf(&j, "], \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ", h.rank, h.pairs);
         ns_json_put_num(&j, h.pair_acc);
@@ -58,10 +58,12 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *dom
         fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
                 h.dim, tr->n, h.rows, h.rmse, vs, rs, secs, out);
         if (h.ncand) {
-            fprintf(stderr, "learn: plans with --algo %s, chosen on the %d largest training problems (solved, "
-                            "evaluations within %ld each):", h.algo, h.choice_problems, h.choice_budget);
+            fprintf(stderr, "learn: plans with --algo %s on %d WL iterations, chosen on the %d largest training "
+                            "problems (solved, evaluations within %ld each):", h.algo, h.enc.wl.iterations,
+                    h.choice_problems, h.choice_budget);
             for (int i = 0; i < h.ncand; i++)
-                fprintf(stderr, "%s %s %d, %ld", i ? ";" : "", h.cand[i], h.cand_solved[i], h.cand_evaluated[i]);
+                fprintf(stderr, "%s %s/wl%d %d, %ld", i ? ";" : "", h.cand[i], h.cand_iter[i], h.cand_solved[i],
+                        h.cand_evaluated[i]);
             fputc('\n', stderr);
         }
     }
@@ -169,7 +171,7 @@ int cmd_learn(int argc, char **argv)
             else if (!strcmp(a, "--hidden")) c.hidden = (int)n;
             else if (!strcmp(a, "--layers")) c.layers = (int)n;
             else if (!strcmp(a, "--batch")) c.batch = (int)n;
-            else if (!strcmp(a, "--iterations")) iterations = (int)n;
+            else if (!strcmp(a, "--iterations")) iterations = (int)n, co.niter = 0; /* no choice of iterations */
             else if (!strcmp(a, "--max-objects")) maxobj = n;
             else if (!strcmp(a, "--rank")) hc.rank = (int)n;
             else if (!strcmp(a, "--choose")) co.problems = (int)n;

@@ -489,7 +489,8 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
         for (int i = 0; i < h->ncand; i++) {
             ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
             ns_json_put_str(&meta, h->cand[i]);
-            ns_buf_printf(&meta, ", \"solved\": %d, \"evaluated\": %ld}", h->cand_solved[i], h->cand_evaluated[i]);
+            ns_buf_printf(&meta, ", \"iterations\": %d, \"solved\": %d, \"evaluated\": %ld}", h->cand_iter[i],
+                          h->cand_solved[i], h->cand_evaluated[i]);
         }
         ns_buf_puts(&meta, "]}");
     }
@@ -583,11 +584,12 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
         if (ns_json_get_int(pj, "problems", &v)) h->choice_problems = (int)v;
         if (ns_json_get_int(pj, "budget", &v)) h->choice_budget = (long)v;
         const ns_json *cj = ns_json_get(pj, "candidates");
-        for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->ncand < 4; i++) {
+        for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->ncand < NS_HWL_MAX_CAND; i++) {
             const ns_json *x = &cj->items[i];
             if (!ns_json_get_str(x, "algo", &name) || strlen(name) >= sizeof h->cand[0]) continue;
             int k = h->ncand++;
             strcpy(h->cand[k], name);
+            if (ns_json_get_int(x, "iterations", &v)) h->cand_iter[k] = (int)v;
             if (ns_json_get_int(x, "solved", &v)) h->cand_solved[k] = (int)v;
             if (ns_json_get_int(x, "evaluated", &v)) h->cand_evaluated[k] = (long)v;
         }

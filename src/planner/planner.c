@@ -556,6 +556,18 @@ ns_planner_algo ns_plan_heuristic_algo(const ns_hwl *h, ns_planner_algo requeste
 
 const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES] = {NS_PLAN_LAMA, NS_PLAN_GUIDED, NS_PLAN_LAMA_H};
 
+/* Whether a candidate beats the best so far: more problems solved, or as
+ * many with at least NS_PLAN_CHOICE_MARGIN fewer evaluations.  Within the
+ * margin the earlier candidate stays: evaluations do not count what one
+ * costs (WL-4 features cost more than WL-2), and on a few held-out problems
+ * a difference of a few per cent is noise. */
+#define NS_PLAN_CHOICE_MARGIN 0.05
+static bool beats(int solved, long spent, int best_solved, long best_spent)
+{
+    return solved > best_solved ||
+           (solved == best_solved && (double)spent < (1.0 - NS_PLAN_CHOICE_MARGIN) * (double)best_spent);
+}
+
 ns_status ns_plan_choose(ns_hwl *h, const ns_task *tasks, int n, long budget, double time_limit, ns_error *err)
 {
     h->algo[0] = '\0';
@@ -583,8 +595,7 @@ ns_status ns_plan_choose(ns_hwl *h, const ns_task *tasks, int n, long budget, do
         snprintf(h->cand[c], sizeof h->cand[c], "%s", ns_planner_algo_name(o.algo));
         h->cand_solved[c] = solved;
         h->cand_evaluated[c] = spent;
-        if (solved > h->cand_solved[best] || (solved == h->cand_solved[best] && spent < h->cand_evaluated[best]))
-            best = c;
+        if (c > 0 && beats(solved, spent, h->cand_solved[best], h->cand_evaluated[best])) best = c;
     }
     h->ncand = NS_PLAN_CHOICES;
     h->choice_problems = n;
@@ -605,6 +616,9 @@ const char *ns_plan_heuristic_name(const ns_hwl *h, ns_planner_algo requested)
 
 void ns_choose_opts_default(ns_choose_opts *o)
 {
+    o->niter = 2;
+    o->iterations[0] = 2;
+    o->iterations[1] = 4;
     o->problems = 8;
     o->budget = 100000;
     o->time_limit = 30;
@@ -666,29 +680,48 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
         for (int j = 0; j < k && !held; j++) held = same_stem(train->v[i].name, problem_paths[sz[j].index]);
         if (!held) rest.v[rest.n++] = train->v[i];
     }
-    ns_hwl chooser;
-    memset(&chooser, 0, sizeof chooser);
-    bool same = rest.n == train->n;
-    if (st == NS_OK) st = ns_hwl_fit(same ? h : &chooser, &rest, c, err);
-    if (st == NS_OK) {
-        for (int i = 0; i < k; i++) tasks[i] = lt[i].task;
-        ns_hwl *ch = same ? h : &chooser;
-        st = ns_plan_choose(ch, tasks, k, co->budget, co->time_limit, err);
-        if (st == NS_OK && !same) {
-            if ((st = ns_hwl_fit(h, train, c, err)) == NS_OK) {
-                memcpy(h->algo, ch->algo, sizeof h->algo);
-                h->choice_problems = ch->choice_problems;
-                h->choice_budget = ch->choice_budget;
-                h->ncand = ch->ncand;
-                memcpy(h->cand, ch->cand, sizeof h->cand);
-                memcpy(h->cand_solved, ch->cand_solved, sizeof h->cand_solved);
-                memcpy(h->cand_evaluated, ch->cand_evaluated, sizeof h->cand_evaluated);
+    /* per WL iteration count: a chooser fitted on the rest plans the held-out
+       tasks with each search; the best (iterations, search) overall wins */
+    for (int i = 0; i < k; i++) tasks[i] = lt[i].task;
+    int niter = co->niter > 0 ? co->niter : 1, best_it = c->iterations;
+    ns_hwl table;
+    memset(&table, 0, sizeof table);
+    int best = -1;
+    for (int v = 0; v < niter && st == NS_OK; v++) {
+        ns_hwl_config ci = *c;
+        if (co->niter > 0) ci.iterations = co->iterations[v];
+        ns_hwl chooser;
+        if ((st = ns_hwl_fit(&chooser, &rest, &ci, err)) != NS_OK) break;
+        st = ns_plan_choose(&chooser, tasks, k, co->budget, co->time_limit, err);
+        for (int j = 0; st == NS_OK && j < chooser.ncand && table.ncand < NS_HWL_MAX_CAND; j++) {
+            int q = table.ncand++;
+            memcpy(table.cand[q], chooser.cand[j], sizeof table.cand[q]);
+            table.cand_iter[q] = ci.iterations;
+            table.cand_solved[q] = chooser.cand_solved[j];
+            table.cand_evaluated[q] = chooser.cand_evaluated[j];
+            if (best < 0 ||
+                beats(table.cand_solved[q], table.cand_evaluated[q], table.cand_solved[best], table.cand_evaluated[best])) {
+                best = q;
+                best_it = ci.iterations;
             }
-        } else if (st != NS_OK && same) {
-            ns_hwl_free(h);
         }
+        ns_hwl_free(&chooser);
     }
-    if (!same) ns_hwl_free(&chooser);
+    if (st == NS_OK) { /* the winner's iteration count fitted on every trajectory */
+        ns_hwl_config cf = *c;
+        cf.iterations = best_it;
+        st = ns_hwl_fit(h, train, &cf, err);
+    }
+    if (st == NS_OK && best >= 0) {
+        memcpy(h->algo, table.cand[best], sizeof h->algo);
+        h->choice_problems = k;
+        h->choice_budget = co->budget;
+        h->ncand = table.ncand;
+        memcpy(h->cand, table.cand, sizeof h->cand);
+        memcpy(h->cand_iter, table.cand_iter, sizeof h->cand_iter);
+        memcpy(h->cand_solved, table.cand_solved, sizeof h->cand_solved);
+        memcpy(h->cand_evaluated, table.cand_evaluated, sizeof h->cand_evaluated);
+    }
     free(rest.v);
     for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
     free(lt);

@@ -14,7 +14,7 @@
  * is {"format": "nextstate-hwl", "version": 1, "dim", "lambda", "encoder":
  * {…}, "train": {"rows", "problems", "rmse"[, "rank", "rank_weight", "pairs",
  * "pair_accuracy"]}[, "planner": {"algo", "problems", "budget", "candidates":
- * [{"algo", "solved", "evaluated"}…]}]} and whose one tensor "w"
+ * [{"algo", "iterations", "solved", "evaluated"}…]}]} and whose one tensor "w"
  * [dim + 1] holds w then b. */
 #ifndef NEXTSTATE_HWL_H
 #define NEXTSTATE_HWL_H
@@ -48,6 +48,8 @@ typedef struct ns_hwl_config {
 
 void ns_hwl_config_init(ns_hwl_config *c);
 
+#define NS_HWL_MAX_CAND 12 /* rows of a model's choice table */
+
 typedef struct ns_hwl {
     ns_encoder_spec enc; /* owned */
     int dim;             /* D */
@@ -68,9 +70,10 @@ typedef struct ns_hwl {
     int choice_problems;  /* held-out problems */
     long choice_budget;   /* evaluations per problem and candidate */
     int ncand;
-    char cand[4][16];
-    int cand_solved[4];
-    long cand_evaluated[4];
+    char cand[NS_HWL_MAX_CAND][16];
+    int cand_iter[NS_HWL_MAX_CAND]; /* the WL iterations the candidate was tried with */
+    int cand_solved[NS_HWL_MAX_CAND];
+    long cand_evaluated[NS_HWL_MAX_CAND];
 } ns_hwl;
 
 /* Fits the WL vocabulary and the weights on train (every state of every

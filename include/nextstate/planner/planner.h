@@ -112,25 +112,29 @@ extern const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES];
  * planning each task of tasks[0..n) with each of ns_plan_choices within
  * `budget` heuristic evaluations (and time_limit CPU seconds, a guard; <= 0:
  * none): the most problems solved, then the fewest evaluations in total (an
- * unsolved problem counts the whole budget), then the order of
- * ns_plan_choices.  The tasks should be problems h was not fitted on.  With
+ * unsolved problem counts the whole budget) by a margin of 5 % — within it
+ * the earlier of ns_plan_choices stays.  The tasks should be problems h was not fitted on.  With
  * no task, h->algo is left empty.  Errors: a task h cannot encode. */
 ns_status ns_plan_choose(ns_hwl *h, const ns_task *tasks, int n, long budget, double time_limit, ns_error *err);
 
 /* How `learn` chooses a learned heuristic's algorithm (ns_hwl_learn). */
 typedef struct ns_choose_opts {
     int problems;      /* held-out training problems (8; 0: no choice, LAMA) */
+    int niter;         /* WL iteration counts to try (2: 2 and 4); 0: the config's only */
+    int iterations[4];
     long budget;       /* evaluations per problem and candidate (100000) */
     double time_limit; /* CPU seconds per problem and candidate, a guard (30) */
 } ns_choose_opts;
 
 void ns_choose_opts_default(ns_choose_opts *o);
 
-/* Fits h on train (ns_hwl_fit) and chooses its algorithm: the `problems`
+/* Fits h on train (ns_hwl_fit) and chooses its WL iterations and algorithm: the `problems`
  * training problems with the most objects among the problem files of
  * train_dir (ns_problem_files; ties: the later name) are held out — a model fitted without their plans plans
  * them with each candidate (ns_plan_choose; at most half of the problems
- * are held out) — then h is fitted on every
+ * are held out), for each WL iteration count of co->iterations; the best
+ * pair overall (most solved, then fewest evaluations by 5 %, else the
+ * earlier tried) wins — then h, with the winner's iterations, is fitted on every
  * trajectory and keeps the choice.  The training folder's largest problems
  * are the nearest to the larger problems a learned planner is for, and those
  * no search solved for training serve as well as the others. */
