@@ -36,11 +36,11 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *dom
         ns_buf_puts(&j, ", \"algo\": ");
         ns_json_put_str(&j, ns_planner_algo_name(ns_plan_heuristic_algo(&h, NS_PLAN_BEAM)));
         ns_buf_puts(&j, ", \"choice\": [");
-        for (int i = 0; i < h.ncand; i++) {
+        for (int i = 0; i < h.choice.n; i++) {
             ns_buf_puts(&j, i ? ", {\"algo\": " : "{\"algo\": ");
-            ns_json_put_str(&j, h.cand[i]);
+            ns_json_put_str(&j, h.choice.cand[i]);
             ns_buf_printf(&j, ", \"iterations\": %d, \"solved\": %d, \"of\": %d, \"evaluated\": %ld}",
-                          h.cand_iter[i], h.cand_solved[i], h.choice_problems, h.cand_evaluated[i]);
+                          h.choice.iter[i], h.choice.solved[i], h.choice.problems, h.choice.evaluated[i]);
         }
         ns_buf_printf(&j, "], \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ", h.rank, h.pairs);
         ns_json_put_num(&j, h.pair_acc);
@@ -57,13 +57,13 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *dom
         else if (hc->rank) snprintf(rs, sizeof rs, ", no ranking term (%d features: too many for its solve)", h.dim);
         fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
                 h.dim, tr->n, h.rows, h.rmse, vs, rs, secs, out);
-        if (h.ncand) {
+        if (h.choice.n) {
             fprintf(stderr, "learn: plans with --algo %s on %d WL iterations, chosen on the %d largest training "
-                            "problems (solved, evaluations within %ld each):", h.algo, h.enc.wl.iterations,
-                    h.choice_problems, h.choice_budget);
-            for (int i = 0; i < h.ncand; i++)
-                fprintf(stderr, "%s %s/wl%d %d, %ld", i ? ";" : "", h.cand[i], h.cand_iter[i], h.cand_solved[i],
-                        h.cand_evaluated[i]);
+                            "problems (solved, evaluations within %ld each):", h.choice.algo, h.enc.wl.iterations,
+                    h.choice.problems, h.choice.budget);
+            for (int i = 0; i < h.choice.n; i++)
+                fprintf(stderr, "%s %s/wl%d %d, %ld", i ? ";" : "", h.choice.cand[i], h.choice.iter[i], h.choice.solved[i],
+                        h.choice.evaluated[i]);
             fputc('\n', stderr);
         }
     }

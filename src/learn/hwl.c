@@ -481,16 +481,16 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
         ns_json_put_num(&meta, h->pair_acc);
     }
     ns_buf_puts(&meta, "}");
-    if (h->algo[0]) {
+    if (h->choice.algo[0]) {
         ns_buf_puts(&meta, ", \"planner\": {\"algo\": ");
-        ns_json_put_str(&meta, h->algo);
-        ns_buf_printf(&meta, ", \"problems\": %d, \"budget\": %ld, \"candidates\": [", h->choice_problems,
-                      h->choice_budget);
-        for (int i = 0; i < h->ncand; i++) {
+        ns_json_put_str(&meta, h->choice.algo);
+        ns_buf_printf(&meta, ", \"problems\": %d, \"budget\": %ld, \"candidates\": [", h->choice.problems,
+                      h->choice.budget);
+        for (int i = 0; i < h->choice.n; i++) {
             ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
-            ns_json_put_str(&meta, h->cand[i]);
-            ns_buf_printf(&meta, ", \"iterations\": %d, \"solved\": %d, \"evaluated\": %ld}", h->cand_iter[i],
-                          h->cand_solved[i], h->cand_evaluated[i]);
+            ns_json_put_str(&meta, h->choice.cand[i]);
+            ns_buf_printf(&meta, ", \"iterations\": %d, \"solved\": %d, \"evaluated\": %ld}", h->choice.iter[i],
+                          h->choice.solved[i], h->choice.evaluated[i]);
         }
         ns_buf_puts(&meta, "]}");
     }
@@ -576,22 +576,22 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
     const ns_json *pj = ns_json_get(&j, "planner");
     const char *name;
     if (pj && ns_json_get_str(pj, "algo", &name)) {
-        if (strlen(name) >= sizeof h->algo) {
+        if (strlen(name) >= sizeof h->choice.algo) {
             st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "the planner's algorithm name is too long");
             goto out;
         }
-        strcpy(h->algo, name);
-        if (ns_json_get_int(pj, "problems", &v)) h->choice_problems = (int)v;
-        if (ns_json_get_int(pj, "budget", &v)) h->choice_budget = (long)v;
+        strcpy(h->choice.algo, name);
+        if (ns_json_get_int(pj, "problems", &v)) h->choice.problems = (int)v;
+        if (ns_json_get_int(pj, "budget", &v)) h->choice.budget = (long)v;
         const ns_json *cj = ns_json_get(pj, "candidates");
-        for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->ncand < NS_HWL_MAX_CAND; i++) {
+        for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->choice.n < NS_HWL_MAX_CAND; i++) {
             const ns_json *x = &cj->items[i];
-            if (!ns_json_get_str(x, "algo", &name) || strlen(name) >= sizeof h->cand[0]) continue;
-            int k = h->ncand++;
-            strcpy(h->cand[k], name);
-            if (ns_json_get_int(x, "iterations", &v)) h->cand_iter[k] = (int)v;
-            if (ns_json_get_int(x, "solved", &v)) h->cand_solved[k] = (int)v;
-            if (ns_json_get_int(x, "evaluated", &v)) h->cand_evaluated[k] = (long)v;
+            if (!ns_json_get_str(x, "algo", &name) || strlen(name) >= sizeof h->choice.cand[0]) continue;
+            int k = h->choice.n++;
+            strcpy(h->choice.cand[k], name);
+            if (ns_json_get_int(x, "iterations", &v)) h->choice.iter[k] = (int)v;
+            if (ns_json_get_int(x, "solved", &v)) h->choice.solved[k] = (int)v;
+            if (ns_json_get_int(x, "evaluated", &v)) h->choice.evaluated[k] = (long)v;
         }
     }
 out:

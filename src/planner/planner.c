@@ -549,7 +549,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
 ns_planner_algo ns_plan_heuristic_algo(const ns_hwl *h, ns_planner_algo requested)
 {
     if (requested != NS_PLAN_BEAM && requested != NS_PLAN_RESTART) return requested;
-    int a = h && h->algo[0] ? ns_planner_algo_parse(h->algo) : -1;
+    int a = h && h->choice.algo[0] ? ns_planner_algo_parse(h->choice.algo) : -1;
     return a == NS_PLAN_SEARCH || a == NS_PLAN_GUIDED || a == NS_PLAN_LAMA || a == NS_PLAN_LAMA_H ? (ns_planner_algo)a
                                                                                                   : NS_PLAN_LAMA;
 }
@@ -566,42 +566,6 @@ static bool beats(int solved, long spent, int best_solved, long best_spent)
 {
     return solved > best_solved ||
            (solved == best_solved && (double)spent < (1.0 - NS_PLAN_CHOICE_MARGIN) * (double)best_spent);
-}
-
-ns_status ns_plan_choose(ns_hwl *h, const ns_task *tasks, int n, long budget, double time_limit, ns_error *err)
-{
-    h->algo[0] = '\0';
-    h->ncand = 0;
-    if (n < 1) return NS_OK;
-    int best = 0;
-    for (int c = 0; c < NS_PLAN_CHOICES; c++) {
-        ns_planner_opts o;
-        ns_planner_opts_default(&o);
-        o.algo = ns_plan_choices[c];
-        o.max_evaluated = budget;
-        o.time_limit = time_limit;
-        int solved = 0;
-        long spent = 0;
-        for (int i = 0; i < n; i++) {
-            ns_planner_result r;
-            ns_status st = ns_plan_heuristic(h, &tasks[i], &o, &r, err);
-            bool ok = st == NS_OK;
-            long evals = r.predictions;
-            ns_planner_result_free(&r);
-            if (st == NS_ERR_INPUT || st == NS_ERR_USAGE) return st;
-            solved += ok;
-            spent += ok ? evals : budget;
-        }
-        snprintf(h->cand[c], sizeof h->cand[c], "%s", ns_planner_algo_name(o.algo));
-        h->cand_solved[c] = solved;
-        h->cand_evaluated[c] = spent;
-        if (c > 0 && beats(solved, spent, h->cand_solved[best], h->cand_evaluated[best])) best = c;
-    }
-    h->ncand = NS_PLAN_CHOICES;
-    h->choice_problems = n;
-    h->choice_budget = budget;
-    snprintf(h->algo, sizeof h->algo, "%s", h->cand[best]);
-    return NS_OK;
 }
 
 const char *ns_plan_heuristic_name(const ns_hwl *h, ns_planner_algo requested)
@@ -644,6 +608,34 @@ static bool same_stem(const char *stem, const char *path)
     return !strncmp(b, stem, n) && !strcmp(b + n, ".pddl");
 }
 
+/* Plans the tasks of tasks[0..n) with fit under each of ns_plan_choices (within co's
+ * budget and time limit) and appends a row per search to t, tried with
+ * `iterations` WL iterations. */
+static ns_status try_searches(const ns_hwl *fit, int iterations, const ns_loaded_task *tasks, int n,
+                              const ns_choose_opts *co, ns_hwl_choice *t, ns_error *err)
+{
+    for (int c = 0; c < NS_PLAN_CHOICES && t->n < NS_HWL_MAX_CAND; c++) {
+        ns_planner_opts o;
+        ns_planner_opts_default(&o);
+        o.algo = ns_plan_choices[c];
+        o.max_evaluated = co->budget;
+        o.time_limit = co->time_limit;
+        int q = t->n++;
+        snprintf(t->cand[q], sizeof t->cand[q], "%s", ns_planner_algo_name(o.algo));
+        t->iter[q] = iterations;
+        for (int i = 0; i < n; i++) {
+            ns_planner_result r;
+            ns_status st = ns_plan_heuristic(fit, &tasks[i].task, &o, &r, err);
+            long evals = r.predictions;
+            ns_planner_result_free(&r);
+            if (st == NS_ERR_INPUT || st == NS_ERR_USAGE) return st;
+            t->solved[q] += st == NS_OK;
+            t->evaluated[q] += st == NS_OK ? evals : co->budget;
+        }
+    }
+    return NS_OK;
+}
+
 /* ns_hwl_learn over the problem files problem_paths[0..n). */
 static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *problem_paths,
                              int n, const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
@@ -654,7 +646,6 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
     /* the k problems with the most objects, grounded */
     sized_path *sz = ns_xcalloc((size_t)n, sizeof *sz);
     ns_loaded_task *lt = ns_xcalloc((size_t)k, sizeof *lt);
-    ns_task *tasks = ns_xcalloc((size_t)k, sizeof *tasks);
     ns_status st = NS_OK;
     ns_domain d;
     bool dom_ok = (st = ns_domain_read(&d, domain_path, err)) == NS_OK;
@@ -682,50 +673,34 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
     }
     /* per WL iteration count: a chooser fitted on the rest plans the held-out
        tasks with each search; the best (iterations, search) overall wins */
-    for (int i = 0; i < k; i++) tasks[i] = lt[i].task;
-    int niter = co->niter > 0 ? co->niter : 1, best_it = c->iterations;
-    ns_hwl table;
+    int niter = co->niter > 4 ? 4 : co->niter > 0 ? co->niter : 1; /* co->iterations holds 4 */
+    ns_hwl_choice table;
     memset(&table, 0, sizeof table);
-    int best = -1;
     for (int v = 0; v < niter && st == NS_OK; v++) {
         ns_hwl_config ci = *c;
         if (co->niter > 0) ci.iterations = co->iterations[v];
         ns_hwl chooser;
         if ((st = ns_hwl_fit(&chooser, &rest, &ci, err)) != NS_OK) break;
-        st = ns_plan_choose(&chooser, tasks, k, co->budget, co->time_limit, err);
-        for (int j = 0; st == NS_OK && j < chooser.ncand && table.ncand < NS_HWL_MAX_CAND; j++) {
-            int q = table.ncand++;
-            memcpy(table.cand[q], chooser.cand[j], sizeof table.cand[q]);
-            table.cand_iter[q] = ci.iterations;
-            table.cand_solved[q] = chooser.cand_solved[j];
-            table.cand_evaluated[q] = chooser.cand_evaluated[j];
-            if (best < 0 ||
-                beats(table.cand_solved[q], table.cand_evaluated[q], table.cand_solved[best], table.cand_evaluated[best])) {
-                best = q;
-                best_it = ci.iterations;
-            }
-        }
+        st = try_searches(&chooser, ci.iterations, lt, k, co, &table, err);
         ns_hwl_free(&chooser);
     }
+    int best = 0; /* the first row unless a later one beats it */
+    for (int q = 1; q < table.n; q++)
+        if (beats(table.solved[q], table.evaluated[q], table.solved[best], table.evaluated[best])) best = q;
     if (st == NS_OK) { /* the winner's iteration count fitted on every trajectory */
         ns_hwl_config cf = *c;
-        cf.iterations = best_it;
+        cf.iterations = table.iter[best];
         st = ns_hwl_fit(h, train, &cf, err);
     }
-    if (st == NS_OK && best >= 0) {
-        memcpy(h->algo, table.cand[best], sizeof h->algo);
-        h->choice_problems = k;
-        h->choice_budget = co->budget;
-        h->ncand = table.ncand;
-        memcpy(h->cand, table.cand, sizeof h->cand);
-        memcpy(h->cand_iter, table.cand_iter, sizeof h->cand_iter);
-        memcpy(h->cand_solved, table.cand_solved, sizeof h->cand_solved);
-        memcpy(h->cand_evaluated, table.cand_evaluated, sizeof h->cand_evaluated);
+    if (st == NS_OK) {
+        table.problems = k;
+        table.budget = co->budget;
+        memcpy(table.algo, table.cand[best], sizeof table.algo);
+        h->choice = table;
     }
     free(rest.v);
     for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
     free(lt);
-    free(tasks);
     free(sz);
     return st;
 }

@@ -252,51 +252,51 @@ static void test_choice(void)
     ns_hwl h, g;
     CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
     /* every search with 2 WL iterations, then with 4 */
-    CHECK(h.ncand == 2 * NS_PLAN_CHOICES && h.choice_problems == 2 && h.choice_budget == co.budget);
+    CHECK(h.choice.n == 2 * NS_PLAN_CHOICES && h.choice.problems == 2 && h.choice.budget == co.budget);
     int best = 0;
-    for (int i = 0; i < h.ncand; i++) {
-        CHECK(ns_planner_algo_parse(h.cand[i]) == (int)ns_plan_choices[i % NS_PLAN_CHOICES]);
-        CHECK(h.cand_iter[i] == (i < NS_PLAN_CHOICES ? 2 : 4));
-        CHECK(h.cand_solved[i] >= 0 && h.cand_solved[i] <= 2);
-        if (h.cand_solved[i] > h.cand_solved[best] ||
-            (h.cand_solved[i] == h.cand_solved[best] && h.cand_evaluated[i] < 0.95 * (double)h.cand_evaluated[best]))
+    for (int i = 0; i < h.choice.n; i++) {
+        CHECK(ns_planner_algo_parse(h.choice.cand[i]) == (int)ns_plan_choices[i % NS_PLAN_CHOICES]);
+        CHECK(h.choice.iter[i] == (i < NS_PLAN_CHOICES ? 2 : 4));
+        CHECK(h.choice.solved[i] >= 0 && h.choice.solved[i] <= 2);
+        if (h.choice.solved[i] > h.choice.solved[best] ||
+            (h.choice.solved[i] == h.choice.solved[best] && h.choice.evaluated[i] < 0.95 * (double)h.choice.evaluated[best]))
             best = i; /* 5 % fewer evaluations, else the earlier stays */
     }
-    CHECK(h.cand_solved[best] == 2); /* 8-block problems, 100k evaluations */
-    CHECK(!strcmp(h.algo, h.cand[best]) && h.enc.wl.iterations == h.cand_iter[best]);
-    CHECK((int)ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == ns_planner_algo_parse(h.algo));
+    CHECK(h.choice.solved[best] == 2); /* 8-block problems, 100k evaluations */
+    CHECK(!strcmp(h.choice.algo, h.choice.cand[best]) && h.enc.wl.iterations == h.choice.iter[best]);
+    CHECK((int)ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == ns_planner_algo_parse(h.choice.algo));
     CHECK(ns_plan_heuristic_algo(&h, NS_PLAN_LAMA_H) == NS_PLAN_LAMA_H);
     char path[600];
     snprintf(path, sizeof path, "%s/chosen.model", tmpdir);
     CHECK(ns_hwl_save(&h, path, &e) == NS_OK);
     CHECK(ns_hwl_load(&g, path, &e) == NS_OK);
-    CHECK(!strcmp(g.algo, h.algo) && g.ncand == h.ncand && g.choice_problems == 2);
-    for (int i = 0; i < g.ncand && i < h.ncand; i++)
-        CHECK(!strcmp(g.cand[i], h.cand[i]) && g.cand_iter[i] == h.cand_iter[i] &&
-              g.cand_solved[i] == h.cand_solved[i] &&
-              g.cand_evaluated[i] == h.cand_evaluated[i]);
+    CHECK(!strcmp(g.choice.algo, h.choice.algo) && g.choice.n == h.choice.n && g.choice.problems == 2);
+    for (int i = 0; i < g.choice.n && i < h.choice.n; i++)
+        CHECK(!strcmp(g.choice.cand[i], h.choice.cand[i]) && g.choice.iter[i] == h.choice.iter[i] &&
+              g.choice.solved[i] == h.choice.solved[i] &&
+              g.choice.evaluated[i] == h.choice.evaluated[i]);
     ns_hwl_free(&g);
     ns_hwl_free(&h);
     co.budget = 1;
     CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
-    for (int i = 0; i < h.ncand; i++) CHECK(h.cand_solved[i] == 0 && h.cand_evaluated[i] == 2);
-    CHECK(!strcmp(h.algo, "lama") && h.enc.wl.iterations == 2);
+    for (int i = 0; i < h.choice.n; i++) CHECK(h.choice.solved[i] == 0 && h.choice.evaluated[i] == 2);
+    CHECK(!strcmp(h.choice.algo, "lama") && h.enc.wl.iterations == 2);
     ns_hwl_free(&h);
     /* held-out problems with plans: chosen without them, then fitted on all */
     co.problems = 3;
     co.budget = 100000;
     CHECK(ns_hwl_learn(&h, &tr, dom, tdir, &c, &co, &e) == NS_OK);
-    CHECK(h.choice_problems == 3 && h.algo[0] && h.rows == ns_trajset_states(&tr) && h.problems == tr.n);
+    CHECK(h.choice.problems == 3 && h.choice.algo[0] && h.rows == ns_trajset_states(&tr) && h.problems == tr.n);
     ns_hwl_free(&h);
     co.problems = 2; /* one iteration count: the config's */
     co.niter = 0;
     c.iterations = 1;
     CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
-    CHECK(h.ncand == NS_PLAN_CHOICES && h.cand_iter[0] == 1 && h.enc.wl.iterations == 1);
+    CHECK(h.choice.n == NS_PLAN_CHOICES && h.choice.iter[0] == 1 && h.enc.wl.iterations == 1);
     ns_hwl_free(&h);
     co.problems = 0; /* no choice: plan's default is LAMA */
     CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
-    CHECK(h.algo[0] == '\0' && h.ncand == 0 && ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == NS_PLAN_LAMA);
+    CHECK(h.choice.algo[0] == '\0' && h.choice.n == 0 && ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == NS_PLAN_LAMA);
     ns_hwl_free(&h);
     ns_trajset_free(&tr);
 }

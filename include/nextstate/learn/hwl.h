@@ -40,7 +40,8 @@ typedef struct ns_hwl_config {
        (ns_hwl.rank 0) above 8,192 unknowns (D + 1).  Default 4: on held-out
        training problems (the largest of IPC 2023's training sets) it turned
        childsnack's GBFS on h from 2 of 5 solved to 4 of 5 at 40 expansions
-       each, and cut sokoban's and spanner's LAMA expansions. */
+       each, and cut sokoban's and spanner's LAMA expansions on most
+       held-out problems. */
     int rank;
     double rank_weight; /* (1.0) */
     uint64_t seed;      /* sibling sampling (1) */
@@ -49,6 +50,21 @@ typedef struct ns_hwl_config {
 void ns_hwl_config_init(ns_hwl_config *c);
 
 #define NS_HWL_MAX_CAND 12 /* rows of a model's choice table */
+
+/* The search and WL iterations chosen for a learned heuristic on held-out
+ * training problems: the winner's search name ("" when no choice was made)
+ * and a row per candidate tried (search, WL iterations, problems solved,
+ * evaluations spent; an unsolved problem counts the whole budget). */
+typedef struct ns_hwl_choice {
+    char algo[16];
+    int problems; /* held-out problems */
+    long budget;  /* evaluations per problem and candidate */
+    int n;        /* rows */
+    char cand[NS_HWL_MAX_CAND][16];
+    int iter[NS_HWL_MAX_CAND];
+    int solved[NS_HWL_MAX_CAND];
+    long evaluated[NS_HWL_MAX_CAND];
+} ns_hwl_choice;
 
 typedef struct ns_hwl {
     ns_encoder_spec enc; /* owned */
@@ -62,18 +78,7 @@ typedef struct ns_hwl {
     double rank_weight;
     long pairs;          /* ranking pairs used */
     double pair_acc;     /* share of them ordered right by h (h(s') > h(s_{t+1})) */
-    /* The search algorithm chosen for this model on held-out training
-       problems (planner.h, ns_plan_choose), "" when none was: its name, and
-       per candidate the problems solved and the evaluations spent (an
-       unsolved problem counts its whole budget). */
-    char algo[16];
-    int choice_problems;  /* held-out problems */
-    long choice_budget;   /* evaluations per problem and candidate */
-    int ncand;
-    char cand[NS_HWL_MAX_CAND][16];
-    int cand_iter[NS_HWL_MAX_CAND]; /* the WL iterations the candidate was tried with */
-    int cand_solved[NS_HWL_MAX_CAND];
-    long cand_evaluated[NS_HWL_MAX_CAND];
+    ns_hwl_choice choice; /* the search chosen for it when it was learned (planner.h, ns_hwl_learn) */
 } ns_hwl;
 
 /* Fits the WL vocabulary and the weights on train (every state of every

@@ -97,25 +97,16 @@ void ns_planner_result_free(ns_planner_result *r);
 /* The algorithm learned heuristic h runs for a requested one: SEARCH,
  * GUIDED, LAMA and LAMA_H as they are; BEAM and RESTART (a next-state
  * model's decoders, and the CLI's default) give h's own choice (h->algo, made
- * by ns_plan_choose when it was learned), else LAMA — the best on
+ * by ns_hwl_learn), else LAMA — the best on
  * experiments/ipc23_validate.sh's generated problems, larger than any
  * training problem (coverage 21 of 30 against LAMA_H's 15 and GUIDED's 5). */
 ns_planner_algo ns_plan_heuristic_algo(const ns_hwl *h, ns_planner_algo requested);
 /* Its name in reports: "hwl" (SEARCH), "hwl+ff-preferred", "hwl+lama", "hwl-in-lama". */
 const char *ns_plan_heuristic_name(const ns_hwl *h, ns_planner_algo requested);
 
-/* The candidates ns_plan_choose tries, in order of preference on a tie. */
+/* The searches ns_hwl_learn tries, in order of preference within its margin. */
 #define NS_PLAN_CHOICES 3
 extern const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES];
-
-/* Chooses h's algorithm (writes h->algo and the table of h->cand…) by
- * planning each task of tasks[0..n) with each of ns_plan_choices within
- * `budget` heuristic evaluations (and time_limit CPU seconds, a guard; <= 0:
- * none): the most problems solved, then the fewest evaluations in total (an
- * unsolved problem counts the whole budget) by a margin of 5 % — within it
- * the earlier of ns_plan_choices stays.  The tasks should be problems h was not fitted on.  With
- * no task, h->algo is left empty.  Errors: a task h cannot encode. */
-ns_status ns_plan_choose(ns_hwl *h, const ns_task *tasks, int n, long budget, double time_limit, ns_error *err);
 
 /* How `learn` chooses a learned heuristic's algorithm (ns_hwl_learn). */
 typedef struct ns_choose_opts {
@@ -128,16 +119,19 @@ typedef struct ns_choose_opts {
 
 void ns_choose_opts_default(ns_choose_opts *o);
 
-/* Fits h on train (ns_hwl_fit) and chooses its WL iterations and algorithm: the `problems`
- * training problems with the most objects among the problem files of
- * train_dir (ns_problem_files; ties: the later name) are held out — a model fitted without their plans plans
- * them with each candidate (ns_plan_choose; at most half of the problems
- * are held out), for each WL iteration count of co->iterations; the best
- * pair overall (most solved, then fewest evaluations by 5 %, else the
- * earlier tried) wins — then h, with the winner's iterations, is fitted on every
- * trajectory and keeps the choice.  The training folder's largest problems
- * are the nearest to the larger problems a learned planner is for, and those
- * no search solved for training serve as well as the others. */
+/* Fits h on train (ns_hwl_fit) and chooses its WL iterations and search
+ * (h->choice): the `problems` training problems with the most objects among
+ * the problem files of train_dir (ties: the later name; at most half of the
+ * problems) are held out; for each WL iteration count of co, a model fitted
+ * without their plans plans them with each of ns_plan_choices within
+ * co->budget heuristic evaluations (and co->time_limit CPU seconds, a
+ * guard).  The row that solves most wins, then one spending 5 % fewer
+ * evaluations (an unsolved problem counts the whole budget); within that
+ * margin the earlier row stays.  Then h, with the winner's iterations, is
+ * fitted on every trajectory.  The training folder's largest problems are
+ * the nearest to the larger problems a learned planner is for, and those no
+ * search solved for training serve as well as the others.  Errors: a problem
+ * that does not parse, one h cannot encode. */
 ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, const char *train_dir,
                        const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err);
 
