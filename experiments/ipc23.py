@@ -327,9 +327,11 @@ def table(rows):
             j = json.load(open(f))
             kind = os.path.basename(f)[6:-5]
             learn_info.append(f"{d} {kind} {j['cpu']:.0f} s ({j['problems']} problems" +
+                              ("" if j.get("solved_here", True) else ", plans cached: solving not counted") +
                               (", failed)" if j["rc"] else ")"))
     if learn_info:
-        lines += ["", "Learning (CPU, solving the training problems included): " + ", ".join(learn_info) + "."]
+        lines += ["", "Learning (CPU; solving the training problems included unless their plans were cached): " +
+                  ", ".join(learn_info) + "."]
     md = "\n".join(lines) + "\n"
     with open(os.path.join(OUT, "ipc23.md"), "w") as f:
         f.write(md)

@@ -9,8 +9,6 @@
 #include "nextstate/data/dataset.h"
 #include "nextstate/util/json.h"
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* Expands a folder into its .pddl files (except domain.pddl), sorted. */
 static void add_problem_arg(const char *arg, char ***list, int *n, size_t *cap)
 {
@@ -30,7 +28,7 @@ static void add_problem_arg(const char *arg, char ***list, int *n, size_t *cap)
             (*list)[(*n)++] = b.data;
         }
         closedir(d);
-        qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
+        qsort(*list + first, (size_t)(*n - first), sizeof(char *), ns_cmp_str);
         return;
     }
     NS_GROW(*list, *cap, (size_t)*n + 1);

@@ -418,11 +418,6 @@ ns_status ns_render_load(ns_render **r, const char *path, ns_error *err)
     return st;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool is_dir(const char *path)
 {
     struct stat sb;
@@ -459,7 +454,7 @@ ns_status ns_render_find(ns_render **out, const char *domains_dir, const char *n
         free(sub);
     }
     closedir(d);
-    if (np) qsort(paths, np, sizeof *paths, cmp_str);
+    if (np) qsort(paths, np, sizeof *paths, ns_cmp_str);
     ns_status st = NS_OK;
     ns_render *found = NULL;
     for (size_t i = 0; i < np && st == NS_OK; i++) {

@@ -981,8 +981,6 @@ static const char *const SIZE_NAMES[4] = {"train", "validation", "test-interpola
 
 const char *ns_size_split_name(int k) { return k >= 0 && k < 4 ? SIZE_NAMES[k] : "unknown"; }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 void ns_size_split_free(char **names[4], int n[4])
 {
     for (int k = 0; k < 4; k++) {
@@ -1024,7 +1022,7 @@ ns_status ns_size_split_read(const char *root, char **names[4], int n[4], ns_err
         }
         closedir(dp);
         ns_buf_free(&dir);
-        if (n[k] > 1) qsort(names[k], (size_t)n[k], sizeof(char *), cmp_str);
+        if (n[k] > 1) qsort(names[k], (size_t)n[k], sizeof(char *), ns_cmp_str);
     }
     return NS_OK;
 }

@@ -10,8 +10,6 @@
 #include "nextstate/core/search.h"
 #include "nextstate/util/util.h"
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 int ns_traj_states(const ns_task *t, const int *ops, int n, ns_word **states)
 {
     size_t W = (size_t)t->nwords;
@@ -130,7 +128,7 @@ char **ns_problem_files(const char *dir, int *n, ns_error *err)
         names[(*n)++] = ns_xstrdup(de->d_name);
     }
     closedir(dp);
-    if (*n) qsort(names, (size_t)*n, sizeof(char *), cmp_str);
+    if (*n) qsort(names, (size_t)*n, sizeof(char *), ns_cmp_str);
     return names;
 }
 

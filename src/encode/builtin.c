@@ -32,11 +32,9 @@ int ns_vocab_add(ns_vocab *v, const char *term)
     return v->n++;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 void ns_vocab_sort(ns_vocab *v)
 {
-    qsort(v->terms, (size_t)v->n, sizeof *v->terms, cmp_str);
+    qsort(v->terms, (size_t)v->n, sizeof *v->terms, ns_cmp_str);
     ns_strmap_free(&v->map);
     ns_strmap_init(&v->map);
     for (int i = 0; i < v->n; i++) ns_strmap_put(&v->map, v->terms[i], i);

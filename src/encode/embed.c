@@ -385,10 +385,6 @@ int64_t ns_embed_count_over_window(const ns_bert *m, int64_t n, const char *cons
     return over;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
-}
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -401,7 +397,7 @@ static int quantile(const int *x, int64_t n, int64_t num, int64_t den)
     if (n == 0) return 0;
     int *c = ns_xmalloc((size_t)n * sizeof *c);
     memcpy(c, x, (size_t)n * sizeof *c);
-    qsort(c, (size_t)n, sizeof *c, cmp_int);
+    qsort(c, (size_t)n, sizeof *c, ns_cmp_int);
     int v = c[num == den ? n - 1 : (n * num) / den];
     free(c);
     return v;

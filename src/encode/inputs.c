@@ -110,12 +110,6 @@ int64_t ns_world_applicable_arow(const ns_world_inputs *in, int d, int64_t s, in
     return in->action_base[d] + in->action_offset[d][p] + ((const int32_t *)ds->applicable_ops.data)[k];
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static ns_status load_side(ns_features *out, const ns_dataset *const *ds, int nds, const char *spec,
                            const ns_vocab *v, bool state, ns_error *err)
 {
@@ -300,7 +294,7 @@ ns_status ns_world_standardize_split(ns_world_inputs *in, const ns_split *sp, bo
             } else {
                 /* their action rows, each once, ascending */
                 for (int64_t i = 0; i < t.ntrans; i++) r[m++] = ns_world_transition_arow(in, d, t.trans[i]);
-                qsort(r, (size_t)m, sizeof *r, cmp_i64);
+                qsort(r, (size_t)m, sizeof *r, ns_cmp_i64);
                 for (int64_t i = 0; i < m; i++)
                     if (u == r - rows || rows[u - 1] != r[i]) rows[u++] = r[i];
             }

@@ -16,12 +16,6 @@
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static void sort_ints(int *a, int n)
 {
     if (n <= 24) {
@@ -34,13 +28,8 @@ static void sort_ints(int *a, int n)
             a[j + 1] = x;
         }
     } else {
-        qsort(a, (size_t)n, sizeof(int), cmp_int);
+        qsort(a, (size_t)n, sizeof(int), ns_cmp_int);
     }
-}
-
-static int cmp_str_ptr(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* "name/arity" comparison, WLPlan's predicate order. */
@@ -114,7 +103,7 @@ void ns_wl_vocab_init(ns_wl_vocab *v, const ns_domain *d, int iterations, bool m
     v->nconstants = d->nconstants;
     v->constants = ns_xcalloc((size_t)d->nconstants + 1, sizeof(char *));
     for (int i = 0; i < d->nconstants; i++) v->constants[i] = ns_xstrdup(d->constants[i]);
-    qsort(v->constants, (size_t)v->nconstants, sizeof(char *), cmp_str_ptr);
+    qsort(v->constants, (size_t)v->nconstants, sizeof(char *), ns_cmp_str);
     named *as = ns_xmalloc(sizeof(named) * ((size_t)d->nactions + 1));
     for (int i = 0; i < d->nactions; i++) as[i] = (named){d->actions[i].name, d->actions[i].nparams, i};
     qsort(as, (size_t)d->nactions, sizeof(named), cmp_name_arity);
@@ -920,18 +909,12 @@ static void compute_ranks(ns_wl_encoder *e)
     free(r);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sorts atom ids a[0..n) by rank (fitting only; allocates). */
 static void sort_by_rank(const int *rank, int *a, int n)
 {
     int64_t *k = ns_xmalloc(sizeof(int64_t) * ((size_t)n + 1));
     for (int i = 0; i < n; i++) k[i] = ((int64_t)rank[a[i]] << 32) | (int64_t)a[i];
-    qsort(k, (size_t)n, sizeof(int64_t), cmp_i64);
+    qsort(k, (size_t)n, sizeof(int64_t), ns_cmp_i64);
     for (int i = 0; i < n; i++) a[i] = (int)(k[i] & 0xffffffff);
     free(k);
 }

@@ -8,14 +8,6 @@
 
 #include "nextstate/util/json.h"
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The literal texts of state s of ds (sorted, malloc'ed), their number in *n. */
 static const char **literals(const ns_dataset *ds, int64_t s, int *n)
 {
@@ -25,7 +17,7 @@ static const char **literals(const ns_dataset *ds, int64_t s, int *n)
     *n = 0;
     for (int a = 0; a < p->natoms; a++)
         if (bits[a / 64] >> (a % 64) & 1) out[(*n)++] = p->atoms[a];
-    qsort(out, (size_t)*n, sizeof *out, cmp_str);
+    qsort(out, (size_t)*n, sizeof *out, ns_cmp_str);
     return out;
 }
 
@@ -69,7 +61,7 @@ static void miss_finish(ns_miss_stats *m, int64_t *facts)
         m->mean = m->median = m->q1 = m->q3 = NAN;
         return;
     }
-    qsort(facts, (size_t)m->n, sizeof *facts, cmp_i64);
+    qsort(facts, (size_t)m->n, sizeof *facts, ns_cmp_i64);
     double s = 0;
     for (int64_t i = 0; i < m->n; i++) s += (double)facts[i];
     m->mean = s / (double)m->n;

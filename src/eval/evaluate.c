@@ -19,15 +19,9 @@ void ns_eval_opts_init(ns_eval_opts *o)
     o->latency_queries = 200;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int64_t uniq_sort(int64_t *a, int64_t n)
 {
-    qsort(a, (size_t)n, sizeof *a, cmp_i64);
+    qsort(a, (size_t)n, sizeof *a, ns_cmp_i64);
     int64_t k = 0;
     for (int64_t i = 0; i < n; i++)
         if (!k || a[k - 1] != a[i]) a[k++] = a[i];

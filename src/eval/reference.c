@@ -50,8 +50,6 @@ static void rewrite(const char *atom, char *const *from, char *const *to, int nf
     ns_buf_putc(out, ')');
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* ---- model ------------------------------------------------------------------------ */
 
 typedef struct strips_schema {
@@ -200,8 +198,8 @@ static void lifted_effects(const ns_dataset *ds, const int32_t *tr, char ***add,
         if (in_b) (*add)[(*nadd)++] = o.data;
         else (*del)[(*ndel)++] = o.data;
     }
-    qsort(*add, (size_t)*nadd, sizeof **add, cmp_str);
-    qsort(*del, (size_t)*ndel, sizeof **del, cmp_str);
+    qsort(*add, (size_t)*nadd, sizeof **add, ns_cmp_str);
+    qsort(*del, (size_t)*ndel, sizeof **del, ns_cmp_str);
 }
 
 void ns_ref_atoms_free(char **atoms, int n)
@@ -348,7 +346,7 @@ static void build_atom_maps(ns_ref_model *m)
                 ns_buf_puts(&o, k < P->nstatics ? P->statics[k] : P->goal[k - P->nstatics]);
                 c[nc++] = o.data;
             }
-            qsort(c, (size_t)nc, sizeof *c, cmp_str);
+            qsort(c, (size_t)nc, sizeof *c, ns_cmp_str);
             m->ctx[d][p] = c;
             m->nctx[d][p] = nc;
             ns_strmap_init(&m->atom_ids[d][p]);
@@ -455,12 +453,12 @@ int ns_ref_predict_atoms(const ns_ref_model *m, int d, int64_t t, char ***atoms)
         rewrite(s->del[i], from, to, nf, &o);
         dels[i] = o.data;
     }
-    qsort(dels, (size_t)s->ndel, sizeof *dels, cmp_str);
+    qsort(dels, (size_t)s->ndel, sizeof *dels, ns_cmp_str);
     for (int i = 0; i < nc; i++) {
         ns_buf o;
         ns_buf_init(&o);
         rewrite(cur[i], NULL, NULL, 0, &o);
-        if (bsearch(&o.data, dels, (size_t)s->ndel, sizeof *dels, cmp_str)) ns_buf_free(&o);
+        if (bsearch(&o.data, dels, (size_t)s->ndel, sizeof *dels, ns_cmp_str)) ns_buf_free(&o);
         else res[nr++] = o.data;
     }
     for (int i = 0; i < s->nadd; i++) {
@@ -469,7 +467,7 @@ int ns_ref_predict_atoms(const ns_ref_model *m, int d, int64_t t, char ***atoms)
         rewrite(s->add[i], from, to, nf, &o);
         res[nr++] = o.data;
     }
-    qsort(res, (size_t)nr, sizeof *res, cmp_str);
+    qsort(res, (size_t)nr, sizeof *res, ns_cmp_str);
     int u = 0; /* an added atom that already held appears once */
     for (int i = 0; i < nr; i++) {
         if (u && !strcmp(res[u - 1], res[i])) free(res[i]);

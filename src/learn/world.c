@@ -645,12 +645,6 @@ void ns_train_opts_init(ns_train_opts *o)
     o->dev_pool = 128;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int find_i64(const int64_t *a, int n, int64_t x)
 {
     int lo = 0, hi = n - 1;
@@ -778,7 +772,7 @@ double ns_world_batch_loss(ns_world *w, ns_world_ws *ws, const ns_world_inputs *
     }
     /* unique action rows */
     memcpy(uniq, pair_a, (size_t)P * sizeof(int64_t));
-    qsort(uniq, (size_t)P, sizeof(int64_t), cmp_i64);
+    qsort(uniq, (size_t)P, sizeof(int64_t), ns_cmp_i64);
     int nu = 0;
     for (int k = 0; k < P; k++)
         if (!nu || uniq[nu - 1] != uniq[k]) uniq[nu++] = uniq[k];

@@ -49,6 +49,20 @@ char *ns_xstrdup(const char *s)
     return p;
 }
 
+int ns_cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+int ns_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int ns_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 void ns_grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
     if (need <= *cap) return;

@@ -16,6 +16,11 @@ void *ns_xcalloc(size_t n, size_t size);
 void *ns_xrealloc(void *p, size_t n);
 char *ns_xstrdup(const char *s);
 
+/* qsort comparators: C strings (an array of char pointers), int, int64_t. */
+int ns_cmp_str(const void *a, const void *b);
+int ns_cmp_int(const void *a, const void *b);
+int ns_cmp_i64(const void *a, const void *b);
+
 /* Growable array: grows *arr (of element size sz) so that it holds at least
  * need elements; *cap is updated. */
 void ns_grow(void **arr, size_t *cap, size_t need, size_t sz);
