@@ -9,6 +9,8 @@ Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
           SOLVE_LIMIT s, else GBFS-h^FF's plan, else skipped; LEARN_LIMIT s wall at
           most) -> OUT/DOMAIN/KIND.model; the first kind keeps its training plans
           (OUT/DOMAIN/train-plans), the others read them; no testing problem is read.
+          xgb learns from every 10th training problem and stops early on another
+          10 (LEARN_SAMPLE): the first paper's sample-efficient setting.
   run     every planner of PLANNERS on the chosen testing problems (LEVELS,
           PROBLEMS), TIME_LIMIT s CPU and MEMORY_LIMIT MiB each, CPU time measured
           on the child (PLANNER_TABLE):
@@ -18,6 +20,8 @@ Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
             hwl-lamah ... --algo lama-h (the learned h in h^FF's place beside h^LM)
             hwl4-gbfs, hwl4-lama  the same with 4 WL iterations (model kind hwl4)
             xgb       the first paper's WL-XGBoost (delta) model, --algo guided
+            hwl-xgb   GBFS on the learned h, the XGBoost model's choice of h^FF's
+                      helpful actions preferred (plan --prefer xgb.model)
             gbfs      nextstate solve --search gbfs (h^FF, preferred operators)
             nslama    nextstate solve --search lama (our LAMA-first: lazy GBFS, h^FF + h^LM)
             lama      Fast Downward --alias lama-first (FD_DRIVER, else up-fast-downward's)
@@ -87,18 +91,25 @@ def learn(dom, out, kind="hwl"):
     model = os.path.join(out, f"{kind}.model")
     if os.path.exists(model):
         return model
-    train = os.path.join(out, "train")
-    os.makedirs(train, exist_ok=True)
     probs = sorted(glob.glob(os.path.join(IPC, dom, "training", "easy", "*.pddl")))
-    for p in probs[::TRAIN_EVERY]:
-        link = os.path.join(train, os.path.basename(p))
-        if not os.path.exists(link):
-            os.symlink(p, link)
+    every, t_off, v_off = LEARN_SAMPLE.get(kind, (TRAIN_EVERY, 0, None))
+    if v_off is not None and not probs[v_off::every]:
+        v_off = None  # too few problems for a validation sample
+    sample = "" if kind not in LEARN_SAMPLE else "-" + kind
+    train, val = os.path.join(out, "train" + sample), os.path.join(out, "val" + sample)
+    for folder, picked in [(train, probs[t_off::every])] + ([(val, probs[v_off::every])] if v_off is not None else []):
+        os.makedirs(folder, exist_ok=True)
+        for p in picked:
+            link = os.path.join(folder, os.path.basename(p))
+            if not os.path.exists(link):
+                os.symlink(p, link)
     c0 = child_cpu()
     # the first model solves the training problems and keeps the plans; later kinds read them
     plans = os.path.join(out, "train-plans")
     solved = os.path.exists(os.path.join(plans, ".complete"))
-    opts = LEARN_KINDS[kind] + (["--plans", plans] if solved else ["--save-plans", plans])
+    opts = LEARN_KINDS[kind] + (["--plans", plans] if solved else [] if sample else ["--save-plans", plans])
+    if v_off is not None:
+        opts += ["--val", val] + (["--val-plans", plans] if solved else [])
     with open(os.path.join(out, f"learn-{kind}.log"), "w") as log:
         try:
             rc = subprocess.run([NS, "learn", os.path.join(IPC, dom, "domain.pddl"), train, *opts,
@@ -108,9 +119,9 @@ def learn(dom, out, kind="hwl"):
             rc = 124
             print(f"learning stopped after {LEARN_LIMIT:g} s", file=log)
     with open(os.path.join(out, f"learn-{kind}.json"), "w") as f:
-        json.dump({"rc": rc, "cpu": child_cpu() - c0, "problems": len(probs[::TRAIN_EVERY]),
+        json.dump({"rc": rc, "cpu": child_cpu() - c0, "problems": len(probs[t_off::every]),
                    "solved_here": not solved}, f)
-    if rc == 0 and not solved:
+    if rc == 0 and not solved and not sample:
         open(os.path.join(plans, ".complete"), "w").close()
     return model if rc == 0 else None
 
@@ -127,6 +138,15 @@ def _ns_solve(*opts):
                                              "--memory-limit", str(MEMORY_LIMIT), "--plan-file", plan]
 
 
+def _ns_prefer(kind):
+    """plan --model hwl.model --prefer KIND.model (beside it): GBFS on h, the preferred queue holding the next-state
+    model's choice among h^FF's helpful actions; None without that model."""
+    def build(dfile, prob, model, plan):
+        prefer = os.path.join(os.path.dirname(model), f"{kind}.model")
+        return os.path.exists(prefer) and _ns_plan("--prefer", prefer)(dfile, prob, model, plan)
+    return build
+
+
 def _fd_lama(dfile, prob, model, plan):
     driver = fd_driver()
     return driver and [sys.executable, driver, "--overall-time-limit", f"{TIME_LIMIT:g}s", "--overall-memory-limit",
@@ -141,12 +161,18 @@ PLANNER_TABLE = {
     "hwl4-gbfs": ("hwl4", _ns_plan("--algo", "guided")),  # the same with 4 WL iterations
     "hwl4-lama": ("hwl4", _ns_plan("--algo", "lama")),
     "xgb": ("xgb", _ns_plan("--algo", "guided")),     # the first paper's WL-XGBoost, model-guided GBFS-h^FF
+    "hwl-xgb": ("hwl", _ns_prefer("xgb")),            # GBFS on h, the XGBoost model's choice of h^FF's helpful actions
     "gbfs": (None, _ns_solve("--search", "gbfs")),    # GBFS-h^FF, preferred operators
     "nslama": (None, _ns_solve("--search", "lama")),  # nextstate's LAMA-first
     "lama": (None, _fd_lama),                         # Fast Downward's lama-first
 }
+PREFERS = {"hwl-xgb": ["xgb"]}  # planners that need a second model kind beside their own
 LEARN_KINDS = {"hwl": ["--model", "hwl"], "hwl4": ["--model", "hwl", "--iterations", "4"],
                "xgb": ["--model", "xgb", "--mode", "delta"]}  # model kind -> learn's options
+# Kinds that learn from a sample of the training problems, as the first paper does (it is about sample
+# efficiency, and XGBoost grows one tree per WL feature per round): kind -> (every, train offset, validation
+# offset), e.g. problems 1, 11, 21, … for training and 6, 16, 26, … for early stopping.
+LEARN_SAMPLE = {"xgb": (10, 0, 5)}
 
 
 def planner_command(planner, dfile, prob, model, plan):
@@ -165,7 +191,8 @@ def planner_command(planner, dfile, prob, model, plan):
 
 def model_kinds():
     """The model kinds PLANNERS need."""
-    return sorted({PLANNER_TABLE[p][0] for p in PLANNERS if "=" not in p and PLANNER_TABLE.get(p, (None,))[0]})
+    kinds = {PLANNER_TABLE[p][0] for p in PLANNERS if "=" not in p and PLANNER_TABLE.get(p, (None,))[0]}
+    return sorted(kinds | {k for p in PLANNERS for k in PREFERS.get(p, [])})
 
 
 def run_one(planner, dom, prob, models, out, dfile=None):

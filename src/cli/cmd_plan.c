@@ -23,6 +23,7 @@ typedef struct plan_model {
     bool hwl;
     ns_predictor p;
     ns_hwl h;
+    ns_predictor prefer; /* with --prefer: the next-state model choosing h's preferred successors */
 } plan_model;
 
 /* Where `plan` puts its plans and how it reports. */
@@ -89,7 +90,9 @@ static int write_plan(const ns_task *t, const char *prob, const ns_planner_resul
 static int plan_problem(const plan_model *m, const char *domain, const char *prob, const ns_planner_opts *o,
                         const plan_out *out, bool alone, ns_status *st)
 {
-    const char *algo = m->hwl ? ns_plan_heuristic_name(&m->h, o->algo) : ns_planner_algo_name(o->algo);
+    const char *algo = o->prefer ? "hwl+model-preferred"
+                       : m->hwl  ? ns_plan_heuristic_name(&m->h, o->algo)
+                                 : ns_planner_algo_name(o->algo);
     ns_ground_limits lim = {o->time_limit, 0};
     cli_task ct;
     ns_planner_result r;
@@ -129,7 +132,7 @@ static int plan_problem(const plan_model *m, const char *domain, const char *pro
 
 int cmd_plan(int argc, char **argv)
 {
-    const char *model = NULL, *plan_file = NULL, *plan_dir = NULL, *pos0 = NULL;
+    const char *model = NULL, *prefer = NULL, *plan_file = NULL, *plan_dir = NULL, *pos0 = NULL;
     char **probs = NULL;
     int nprobs = 0;
     bool json = false;
@@ -146,6 +149,7 @@ int cmd_plan(int argc, char **argv)
             free(rest);
             return cli_usage("plan", "%s expects a value", a);
         } else if (!strcmp(a, "--model")) model = argv[++i];
+        else if (!strcmp(a, "--prefer")) prefer = argv[++i];
         else if (!strcmp(a, "--plan-file")) plan_file = argv[++i];
         else if (!strcmp(a, "--plan-dir")) plan_dir = argv[++i];
         else if (!strcmp(a, "--algo")) {
@@ -193,13 +197,21 @@ int cmd_plan(int argc, char **argv)
     memset(&m, 0, sizeof m);
     m.hwl = ns_hwl_sniff(model);
     int rc = 0;
-    if ((m.hwl ? ns_hwl_load(&m.h, model, &err) : ns_predictor_load(&m.p, model, &err)) != NS_OK) {
+    if ((m.hwl ? ns_hwl_load(&m.h, model, &err) : ns_predictor_load(&m.p, model, &err)) != NS_OK ||
+        (prefer && ns_predictor_load(&m.prefer, prefer, &err) != NS_OK)) {
         rc = cli_report(&err);
+        if (m.hwl) ns_hwl_free(&m.h);
+        else ns_predictor_free(&m.p);
         for (int i = 0; i < nprobs; i++) free(probs[i]);
         free(probs);
         return rc;
     }
-    if (plan_dir && ns_mkdir_p(plan_dir, &err) != NS_OK) rc = cli_report(&err);
+    if (prefer) {
+        if (!m.hwl) rc = cli_usage("plan", "--prefer needs a learned heuristic as --model (learn --model hwl)");
+        o.prefer = &m.prefer;
+        if (o.algo == NS_PLAN_BEAM) o.algo = NS_PLAN_GUIDED; /* not chosen: the one search it works with */
+    }
+    if (!rc && plan_dir && ns_mkdir_p(plan_dir, &err) != NS_OK) rc = cli_report(&err);
     const plan_out out = {plan_file, plan_dir, json};
     int solved = 0;
     for (int i = 0; i < nprobs && !rc; i++) {
@@ -211,6 +223,7 @@ int cmd_plan(int argc, char **argv)
     if (nprobs > 1 && !json) fprintf(stderr, "plan: %d/%d solved\n", solved, nprobs);
     if (m.hwl) ns_hwl_free(&m.h);
     else ns_predictor_free(&m.p);
+    if (prefer) ns_predictor_free(&m.prefer);
     for (int i = 0; i < nprobs; i++) free(probs[i]);
     free(probs);
     return rc;

@@ -171,7 +171,7 @@ static const command commands[] = {
      "  The model file keeps the epoch (LSTM) or round (XGBoost) with the least validation loss."},
     {"plan", cmd_plan, "plan with a learned next-state model (beam decoding or model-guided search)",
      "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided|lama|lama-h]\n"
-     "               [--width W] [--max-steps N] [--time-limit S] [--plan-file FILE | --plan-dir DIR] [--json]\n"
+     "               [--width W] [--max-steps N] [--time-limit S] [--plan-file F | --plan-dir D] [--json] [--prefer M]\n"
      "  Moves only along valid successors; the model ranks them by the distance between each successor's\n"
      "  encoding and its prediction (cosine in state mode, L2 in delta mode).  beam (default): the paper's\n"
      "  decoder, width 3, no revisits on a path, step cap max(100, 10 x objects).  restart: beams 4x wider\n"
@@ -181,8 +181,8 @@ static const command commands[] = {
      "  model, the default is the model's own choice (made by `learn`; lama for a model without one):\n"
      "  lama: LAMA-first's lazy search with h beside h^FF and the landmark count h^LM, h^FF's helpful\n"
      "  actions preferred; lama-h: h in h^FF's place; guided: GBFS on h with FF's helpful actions\n"
-     "  preferred in a second queue; search: GBFS on h alone.  Every plan is checked before it is\n"
-     "  written.\n"
+     "  preferred in a second queue (--prefer M: only those next-state model M picks, as guided does);\n"
+     "  search: GBFS on h alone.  Every plan is checked before it is written.\n"
      "  Exit (one problem): 0 solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 the model\n"
      "  cannot encode this problem (e.g. more objects than FSF slots) or a bad model file."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",

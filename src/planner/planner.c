@@ -79,6 +79,40 @@ static long push_node(ctx *c, node n)
     return (long)c->nnodes++;
 }
 
+/* A context for model m on task t, reporting into r; ctx_close frees it. */
+static ns_status ctx_open(ctx *c, const ns_predictor *m, const ns_task *t, ns_planner_result *r, ns_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->t = t;
+    c->r = r;
+    ns_status st = ns_encoder_init(&c->enc, &m->enc, t, err);
+    if (st != NS_OK) return st;
+    c->D = (size_t)m->dim;
+    c->RS = ns_predictor_rstate_floats(m);
+    c->ws = ns_predictor_ws_new(m);
+    c->phi_g = ns_xcalloc(c->D, sizeof(float));
+    c->phi = ns_xcalloc(c->D, sizeof(float));
+    c->phic = ns_xcalloc(c->D, sizeof(float));
+    c->next = ns_xcalloc(c->D, sizeof(float));
+    c->apps = ns_xcalloc((size_t)t->nops + 1, sizeof(int));
+    c->succ = ns_xcalloc((size_t)t->nwords + 1, sizeof(ns_word));
+    ns_encoder_goal(&c->enc, c->phi_g);
+    ns_succgen_init(&c->sg, t);
+    ns_registry_init(&c->reg, t->nwords);
+    return NS_OK;
+}
+
+static void ctx_close(ctx *c)
+{
+    free(c->phi_g), free(c->phi), free(c->phic), free(c->next), free(c->apps), free(c->succ);
+    free(c->nodes), free(c->rs), free(c->pa), free(c->pb), free(c->layer_mark);
+    ns_predictor_ws_free(c->ws);
+    ns_succgen_free(&c->sg);
+    ns_registry_free(&c->reg);
+    ns_encoder_free(&c->enc);
+}
+
 static bool timed_out(const ctx *c) { return c->deadline > 0 && ns_cpu_now() > c->deadline; }
 
 /* Runs the model at node ni: φ(s) into c->phi, the prediction into c->next,
@@ -405,26 +439,35 @@ static int model_preferred(void *vg, const ns_word *s, const int *ops, int nops,
     return n;
 }
 
-static ns_status guided(ctx *c, const ns_planner_opts *o, ns_error *err)
+/* Hooks model c's choice among the preferred operators into so (g is its state). */
+static ns_status guide_open(guide *g, ctx *c, ns_search_opts *so, ns_error *err)
 {
     if (c->RS)
         return ns_error_set(err, NS_ERR_UNSUPPORTED, NULL, 0, 0,
                             "guided search needs a model without recurrent state (XGBoost), not an LSTM");
-    guide g = {c, err, NS_OK, ns_xcalloc((size_t)c->t->nops + 1, sizeof(float))};
+    *g = (guide){c, err, NS_OK, ns_xcalloc((size_t)c->t->nops + 1, sizeof(float))};
+    so->preferred = true;
+    so->preferred_fn = model_preferred;
+    so->preferred_ctx = g;
+    return NS_OK;
+}
+
+static ns_status guided(ctx *c, const ns_planner_opts *o, ns_error *err)
+{
     ns_search_opts so;
     ns_search_opts_default(&so);
     so.algo = NS_SEARCH_GBFS;
     so.heuristic = NS_H_FF;
-    so.preferred = true;
-    so.preferred_fn = model_preferred;
-    so.preferred_ctx = &g;
+    guide g;
+    ns_status st = guide_open(&g, c, &so, err);
+    if (st != NS_OK) return st;
     if (o->time_limit > 0) { /* what is left of the limit; never 0, which would mean none */
         so.time_limit = o->time_limit - (ns_cpu_now() - c->t0);
         if (so.time_limit < 1e-3) so.time_limit = 1e-3;
     }
     so.memory_limit = o->memory_limit;
     ns_search_result sr;
-    ns_status st = ns_search(c->t, &so, &sr);
+    st = ns_search(c->t, &so, &sr);
     free(g.costs);
     if (g.st != NS_OK) st = g.st;
     else if (st == NS_OK) {
@@ -450,27 +493,11 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
     }
     double t0 = ns_cpu_now();
     ctx c;
-    memset(&c, 0, sizeof c);
-    c.m = m;
-    c.t = t;
-    c.r = r;
-    ns_status st = ns_encoder_init(&c.enc, &m->enc, t, err);
+    ns_status st = ctx_open(&c, m, t, r, err);
     if (st != NS_OK) {
         r->status = st;
         return st;
     }
-    c.D = (size_t)m->dim;
-    c.RS = ns_predictor_rstate_floats(m);
-    c.ws = ns_predictor_ws_new(m);
-    c.phi_g = ns_xcalloc(c.D, sizeof(float));
-    c.phi = ns_xcalloc(c.D, sizeof(float));
-    c.phic = ns_xcalloc(c.D, sizeof(float));
-    c.next = ns_xcalloc(c.D, sizeof(float));
-    c.apps = ns_xcalloc((size_t)t->nops + 1, sizeof(int));
-    c.succ = ns_xcalloc((size_t)t->nwords + 1, sizeof(ns_word));
-    ns_encoder_goal(&c.enc, c.phi_g);
-    ns_succgen_init(&c.sg, t);
-    ns_registry_init(&c.reg, t->nwords);
     c.t0 = t0;
     c.deadline = o->time_limit > 0 ? t0 + o->time_limit : 0;
     int max_steps = o->max_steps > 0 ? o->max_steps : 10 * count_objects(t);
@@ -491,12 +518,7 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
             W *= 4;
         }
     }
-    free(c.phi_g), free(c.phi), free(c.phic), free(c.next), free(c.apps), free(c.succ);
-    free(c.nodes), free(c.rs), free(c.pa), free(c.pb), free(c.layer_mark);
-    ns_predictor_ws_free(c.ws);
-    ns_succgen_free(&c.sg);
-    ns_registry_free(&c.reg);
-    ns_encoder_free(&c.enc);
+    ctx_close(&c);
     r->status = st;
     r->seconds = ns_cpu_now() - t0;
     return st;
@@ -510,6 +532,11 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     memset(r, 0, sizeof *r);
     double t0 = ns_cpu_now();
     ns_planner_algo algo = ns_plan_heuristic_algo(h, o->algo);
+    if (o->prefer && algo != NS_PLAN_GUIDED) {
+        ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "a preferring model works with algo guided only, not %s",
+                     ns_planner_algo_name(algo));
+        return r->status = NS_ERR_USAGE;
+    }
     /* SEARCH: h alone (WL-GOOSE); LAMA: h beside LAMA's h^FF, whose helpful
        actions are preferred (so h's evaluator need not compute h^FF again);
        otherwise h with h^FF's helpful actions as preferred operators */
@@ -530,8 +557,21 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     so.time_limit = o->time_limit;
     so.memory_limit = o->memory_limit;
     so.max_evaluated = o->max_evaluated;
+    ctx c; /* the preferring model's */
+    guide g = {0};
+    if (o->prefer && (st = ctx_open(&c, o->prefer, t, r, err)) == NS_OK && (st = guide_open(&g, &c, &so, err)) != NS_OK)
+        ctx_close(&c);
+    if (st != NS_OK) {
+        ns_evaluator_free(&ev);
+        return r->status = st;
+    }
     ns_search_result sr;
     st = ns_search(t, &so, &sr);
+    if (o->prefer) {
+        free(g.costs);
+        ctx_close(&c);
+        if (g.st != NS_OK) st = g.st;
+    }
     if (st == NS_OK) {
         r->plan = ns_xcalloc((size_t)sr.plan_len + 1, sizeof(int));
         memcpy(r->plan, sr.plan, sizeof(int) * (size_t)sr.plan_len);

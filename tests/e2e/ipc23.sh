@@ -12,10 +12,13 @@ cp domains/blocksworld/domain.pddl "$ipc/"
 for s in 1 2 3 4; do "$NS" gen blocksworld --seed $s --blocks $((3 + s)) -o "$ipc/training/easy/p0$s.pddl" || fail gen; done
 for s in 1 2; do "$NS" gen blocksworld --seed $((10 + s)) --blocks 12 -o "$ipc/testing/easy/p0$s.pddl" || fail gen; done
 printf '{"blocksworld/testing/easy/p01.pddl": 12}\n' >"$TMP/ipc/upper_bounds.json"
-IPC="$TMP/ipc" OUT="$TMP/ipcout" LEVELS=easy PLANNERS="hwl gbfs" TIME_LIMIT=20 SOLVE_LIMIT=10 NS_BIN="$nsbin" \
+IPC="$TMP/ipc" OUT="$TMP/ipcout" LEVELS=easy PLANNERS="hwl gbfs hwl-xgb" TIME_LIMIT=20 SOLVE_LIMIT=10 NS_BIN="$nsbin" \
     bash experiments/ipc23.sh >"$TMP/ipc.log" 2>&1 || { cat "$TMP/ipc.log"; fail "ipc23.sh"; }
-grep -q '^| blocksworld | easy | 2 | 2 | [0-9.]* | [0-9.]* | 2 | [0-9.]* | [0-9.]* |$' "$TMP/ipcout/ipc23.md" || { cat "$TMP/ipc.log"; fail "ipc23.sh: table"; }
-[ "$(grep -c '"solved": true' "$TMP/ipcout/blocksworld/runs.jsonl")" -eq 4 ] || fail "ipc23.sh: runs"
+grep -q '^| blocksworld | easy | 2 |\( 2 | [0-9.]* | [0-9.]* |\)\{3\}$' "$TMP/ipcout/ipc23.md" || { cat "$TMP/ipc.log"; fail "ipc23.sh: table"; }
+[ "$(grep -c '"solved": true' "$TMP/ipcout/blocksworld/runs.jsonl")" -eq 6 ] || fail "ipc23.sh: runs"
+# XGBoost learned from its sample (every 10th training problem: p01 alone) beside hwl from all four
+grep -q '"problems": 1,' "$TMP/ipcout/blocksworld/learn-xgb.json" || fail "ipc23.sh: xgb's sample"
+[ "$(ls "$TMP/ipcout/blocksworld/train-xgb")" = p01.pddl ] || fail "ipc23.sh: xgb's sample folder"
 head -1 "$TMP/ipcout/ipc23.csv" | grep -q '^domain,level,problem,planner,solved,cost,quality,agile,cpu$' || fail "ipc23.sh: csv"
 # the same as a Downward Lab experiment (learn, build, start, parse, fetch, report), when the venv has lab
 # and the binary is not sanitised (Lab's memory limit is an address-space limit, which ASan's shadow exceeds)

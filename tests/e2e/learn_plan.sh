@@ -46,6 +46,15 @@ for algo in search guided lama; do
 done
 expect_exit 0 "$NS" plan --model "$TMP/h.model" "$D" "$TMP/test" --json
 [ "$(grep -c '"solved": true' "$TMP/out")" -eq 2 ] || fail "plan hwl --json: $(cat "$TMP/out")"
+# the XGBoost model's choice among the helpful actions of a search on h (--prefer)
+expect_exit 0 "$NS" plan --model "$TMP/h.model" --prefer "$TMP/x.model" "$D" "$TMP/test/p9.pddl" --time-limit 20 \
+    --plan-file "$TMP/p9.hx.plan" --json
+grep -q '"algo": "hwl+model-preferred", "solved": true' "$TMP/out" || fail "plan --prefer: $(cat "$TMP/out")"
+expect_exit 0 "$NS" validate "$D" "$TMP/test/p9.pddl" "$TMP/p9.hx.plan"
+expect_exit 30 "$NS" plan --model "$TMP/x.model" --prefer "$TMP/x.model" "$D" "$TMP/test/p9.pddl"
+grep -q "learned heuristic" "$TMP/err" || fail "plan --prefer without hwl: $(cat "$TMP/err")"
+expect_exit 30 "$NS" plan --model "$TMP/h.model" --prefer "$TMP/x.model" --algo lama "$D" "$TMP/test/p9.pddl"
+expect_exit 31 "$NS" plan --model "$TMP/h.model" --prefer "$TMP/h.model" "$D" "$TMP/test/p9.pddl"
 head -c 200 "$TMP/h.model" >"$TMP/htrunc.model"
 expect_exit 31 "$NS" plan --model "$TMP/htrunc.model" "$D" "$TMP/test/p9.pddl"
 expect_exit 30 "$NS" learn "$D" "$TMP/train" --model hwl --lambda -1 -o "$TMP/h2.model"

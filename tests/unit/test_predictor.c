@@ -376,6 +376,26 @@ static void test_xgb_plans(void)
             ns_planner_result_free(&r);
         }
     }
+    /* the model's choice among h's helpful actions (--prefer): a dual-queue search on a learned h */
+    ns_hwl_config hc;
+    ns_hwl_config_init(&hc);
+    ns_hwl h;
+    CHECK(ns_hwl_fit(&h, &tr, &hc, &e) == NS_OK);
+    for (int i = 0; i < te.n; i++) {
+        ns_planner_opts o;
+        ns_planner_opts_default(&o);
+        o.algo = NS_PLAN_GUIDED;
+        o.time_limit = 20;
+        o.prefer = &l;
+        ns_planner_result r;
+        CHECK(ns_plan_heuristic(&h, &te.v[i].t, &o, &r, &e) == NS_OK);
+        if (r.plan) CHECK(ns_plan_ops_valid(&te.v[i].t, r.plan, r.plan_len));
+        CHECK(r.model_seconds > 0); /* the model was asked */
+        ns_planner_result_free(&r);
+        o.algo = NS_PLAN_LAMA; /* LAMA's queues take no model */
+        CHECK(ns_plan_heuristic(&h, &te.v[i].t, &o, &r, &e) == NS_ERR_USAGE && r.plan == NULL);
+    }
+    ns_hwl_free(&h);
     ns_predictor_free(&l);
     ns_predictor_free(&m);
     free_sets(&tr, &va, &te);

@@ -59,6 +59,9 @@ typedef struct ns_planner_opts {
     size_t memory_limit; /* bytes of search data (SEARCH); 0: none */
     long max_evaluated;  /* learned heuristics: stop after this many evaluations
                             (NS_INCOMPLETE); 0: none */
+    const ns_predictor *prefer; /* learned heuristics, GUIDED: a next-state model (not
+                            recurrent) whose choice among h^FF's helpful actions (the
+                            successors nearest its prediction) is preferred; NULL: all */
 } ns_planner_opts;
 
 typedef struct ns_planner_result {
@@ -88,7 +91,10 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
  * actions as preferred operators (two open lists, search.h); with algo
  * SEARCH, on h alone (WL-GOOSE's search); with algo LAMA, LAMA-first's lazy
  * search with h beside h^FF and the landmark count, with LAMA_H in h^FF's
- * place (lama.h).
+ * place (lama.h).  With o->prefer (GUIDED only; otherwise NS_ERR_USAGE), the
+ * preferred queue holds only the helpful actions that model o->prefer
+ * predicts: a dual-queue search on h with a transition model's preferred
+ * successors.
  * predictions counts h's evaluations. */
 ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
                             ns_error *err);
