@@ -26,6 +26,7 @@ void ns_forest_free(ns_forest *f)
     free(f->default_left);
     free(f->nodes);
     free(f->missing);
+    free(f->cnodes);
     ns_forest_init(f);
 }
 
@@ -88,14 +89,48 @@ static ns_status check(const ns_forest *f, const char *path, ns_error *err)
     return st;
 }
 
-/* The packed copy prediction walks. */
-static void pack(ns_forest *f)
+/* The general packed copy prediction walks when the compact one is absent. */
+static void pack_general(ns_forest *f)
 {
     f->nodes = ns_xmalloc(sizeof(ns_forest_node) * ((size_t)f->nnodes + 1));
     f->missing = ns_xmalloc(sizeof(int32_t) * ((size_t)f->nnodes + 1));
     for (int i = 0; i < f->nnodes; i++) {
         f->nodes[i] = (ns_forest_node){f->feat[i], f->value[i], f->left[i], f->right[i]};
         f->missing[i] = f->default_left[i] ? f->left[i] : f->right[i];
+    }
+}
+
+void ns_forest_use_general(ns_forest *f)
+{
+    free(f->cnodes);
+    f->cnodes = NULL;
+    if (!f->nodes) pack_general(f);
+}
+
+/* The compact form (forest.h) when features, tree sizes and children fit,
+ * else the general one. */
+static void pack(ns_forest *f)
+{
+    bool fits = f->nfeat < 0xFFFF;
+    for (int t = 0; t < f->ntrees && fits; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        if (hi - lo > 0x7FFF) fits = false;
+        for (int i = lo; i < hi && fits; i++)
+            if (f->feat[i] >= 0 && f->right[i] != f->left[i] + 1) fits = false;
+    }
+    if (!fits) {
+        pack_general(f);
+        return;
+    }
+    f->cnodes = ns_xmalloc(sizeof(ns_forest_cnode) * ((size_t)f->nnodes + 1));
+    for (int t = 0; t < f->ntrees; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        for (int i = lo; i < hi; i++) {
+            bool leaf = f->feat[i] < 0;
+            f->cnodes[i] = (ns_forest_cnode){f->value[i], leaf ? (uint16_t)0xFFFF : (uint16_t)f->feat[i],
+                                             leaf ? (uint16_t)0
+                                                  : (uint16_t)((f->left[i] - lo) | (f->default_left[i] ? 0x8000 : 0))};
+        }
     }
 }
 
@@ -260,7 +295,19 @@ static void get_i32s(int32_t *a, const unsigned char *p, int n)
 #endif
 }
 
+static ns_status load(ns_forest *f, const void *data, size_t len, const char *path, bool verify, ns_error *err);
+
 ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+{
+    return load(f, data, len, path, true, err);
+}
+
+ns_status ns_forest_load_checked(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+{
+    return load(f, data, len, path, false, err);
+}
+
+static ns_status load(ns_forest *f, const void *data, size_t len, const char *path, bool verify, ns_error *err)
 {
     ns_forest_init(f);
     const unsigned char *p = data;
@@ -276,7 +323,7 @@ ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char 
     if ((uint64_t)len != want)
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
                             (unsigned long long)want);
-    if (ns_crc32(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
+    if (verify && ns_crc32(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
     f->nfeat = (int)nf;
     f->nout = (int)no;
@@ -340,8 +387,47 @@ ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err)
  * one tree after the other, to the bit. */
 enum { FOREST_LANES = 8 };
 
+static void predict_compact(const ns_forest *f, const float *X, int n, float *out)
+{
+    const ns_forest_cnode *nodes = f->cnodes;
+    for (int r = 0; r < n; r++) {
+        const float *x = X + (size_t)r * (size_t)f->nfeat;
+        float *o = out + (size_t)r * (size_t)f->nout;
+        for (int k = 0; k < f->nout; k++) o[k] = f->base_score;
+        int t = 0;
+        for (; t + FOREST_LANES <= f->ntrees; t += FOREST_LANES) {
+            const ns_forest_cnode *base[FOREST_LANES], *q[FOREST_LANES];
+            for (int j = 0; j < FOREST_LANES; j++) base[j] = q[j] = nodes + f->tree_root[t + j];
+            for (bool live = true; live;) {
+                live = false;
+                for (int j = 0; j < FOREST_LANES; j++) {
+                    if (q[j]->feat == 0xFFFF) continue;
+                    float v = x[q[j]->feat];
+                    unsigned l = q[j]->left;
+                    q[j] = base[j] + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q[j]->value));
+                    live = true;
+                }
+            }
+            for (int j = 0; j < FOREST_LANES; j++) o[f->tree_out[t + j]] += q[j]->value;
+        }
+        for (; t < f->ntrees; t++) {
+            const ns_forest_cnode *base = nodes + f->tree_root[t], *q = base;
+            while (q->feat != 0xFFFF) {
+                float v = x[q->feat];
+                unsigned l = q->left;
+                q = base + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q->value));
+            }
+            o[f->tree_out[t]] += q->value;
+        }
+    }
+}
+
 void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
 {
+    if (f->cnodes) {
+        predict_compact(f, X, n, out);
+        return;
+    }
     const ns_forest_node *nodes = f->nodes;
     const int32_t *missing = f->missing;
     for (int r = 0; r < n; r++) {

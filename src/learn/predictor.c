@@ -568,7 +568,8 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
                 st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: rounds or the forest missing");
                 goto out;
             }
-            st = ns_forest_load(&m->forest, w, (size_t)fbytes, path, err);
+            /* the checkpoint's CRC (ns_params_read) covers these bytes */
+            st = ns_forest_load_checked(&m->forest, w, (size_t)fbytes, path, err);
             if (st == NS_OK && (m->forest.nfeat != 2 * m->dim || m->forest.nout != m->dim ||
                                 m->forest.ntrees != (int)(br + 1) * m->dim))
                 st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,

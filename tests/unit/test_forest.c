@@ -2,7 +2,8 @@
  * libxgboost: models trained here (several outputs, missing inputs, early
  * stopping so only the first rounds count) give bit-identical predictions
  * from ns_forest_predict and ns_xgb_predict; the binary file round-trips
- * exactly, and a flipped byte, a truncation or a foreign file is refused. */
+ * exactly, and a flipped byte, a truncation or a foreign file is refused.
+ * The compact node form (forest.h) and the general one predict the same. */
 #include "nextstate/learn/forest.h"
 #include "nextstate/learn/xgb.h"
 #include "test.h"
@@ -58,6 +59,17 @@ static void check_model(int nf, int no, int depth, int rounds, bool with_val, ui
     int diff = 0;
     for (int i = 0; i < nt * no; i++) diff += memcmp(&a[i], &b[i], sizeof(float)) != 0;
     CHECK_EQ_INT(diff, 0);
+    /* XGBoost's trees take the compact form; the general one agrees */
+    CHECK(f.cnodes != NULL && f.nodes == NULL);
+    ns_forest general;
+    CHECK(ns_forest_from_xgb_json(&general, js.data, js.len, nf, no, (m.best_round + 1) * no, &e) == NS_OK);
+    ns_forest_use_general(&general);
+    CHECK(general.cnodes == NULL && general.nodes != NULL);
+    float *d = malloc(sizeof(float) * (size_t)nt * (size_t)no);
+    ns_forest_predict(&general, Xt, nt, d);
+    CHECK(memcmp(b, d, sizeof(float) * (size_t)nt * (size_t)no) == 0);
+    ns_forest_free(&general);
+    free(d);
     /* the binary form round-trips bit for bit */
     ns_buf bin;
     ns_buf_init(&bin);
