@@ -463,3 +463,119 @@ void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
         }
     }
 }
+
+/* ---- memoised single-input prediction ---- */
+
+void ns_forest_memo_init(ns_forest_memo *m) { memset(m, 0, sizeof *m); }
+
+void ns_forest_memo_free(ns_forest_memo *m)
+{
+    free(m->x), free(m->leaf), free(m->stamp), free(m->dirty), free(m->ftree_off), free(m->ftree);
+    ns_forest_memo_init(m);
+}
+
+/* The leaf value tree t reaches for x. */
+static inline float tree_leaf(const ns_forest *f, int t, const float *x)
+{
+    if (f->cnodes) {
+        const ns_forest_cnode *base = f->cnodes + f->tree_root[t], *q = base;
+        while (q->feat != 0xFFFF) {
+            float v = x[q->feat];
+            unsigned l = q->left;
+            q = base + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q->value));
+        }
+        return q->value;
+    }
+    int32_t nd = f->tree_root[t];
+    const ns_forest_node *q = &f->nodes[nd];
+    while (q->feat >= 0) {
+        float v = x[q->feat];
+        nd = isnan(v) ? f->missing[nd] : (v < q->value ? q->left : q->right);
+        q = &f->nodes[nd];
+    }
+    return q->value;
+}
+
+/* Trees ts[0 … n) walked in lockstep (independent loads in flight). */
+static void walk_trees(const ns_forest *f, const float *x, const int *ts, int n, float *leaf)
+{
+    int k = 0;
+    if (f->cnodes)
+        for (; k + FOREST_LANES <= n; k += FOREST_LANES) {
+            const ns_forest_cnode *base[FOREST_LANES], *q[FOREST_LANES];
+            for (int j = 0; j < FOREST_LANES; j++) base[j] = q[j] = f->cnodes + f->tree_root[ts[k + j]];
+            for (bool live = true; live;) {
+                live = false;
+                for (int j = 0; j < FOREST_LANES; j++) {
+                    if (q[j]->feat == 0xFFFF) continue;
+                    float v = x[q[j]->feat];
+                    unsigned l = q[j]->left;
+                    q[j] = base[j] + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q[j]->value));
+                    live = true;
+                }
+            }
+            for (int j = 0; j < FOREST_LANES; j++) leaf[ts[k + j]] = q[j]->value;
+        }
+    for (; k < n; k++) leaf[ts[k]] = tree_leaf(f, ts[k], x);
+}
+
+static void memo_build(const ns_forest *f, ns_forest_memo *m)
+{
+    size_t T = (size_t)f->ntrees + 1, F = (size_t)f->nfeat + 1;
+    m->x = ns_xmalloc(F * sizeof(float));
+    m->leaf = ns_xmalloc(T * sizeof(float));
+    m->stamp = ns_xcalloc(T, sizeof(uint32_t));
+    m->dirty = ns_xmalloc(T * sizeof(int));
+    m->ftree_off = ns_xcalloc(F + 1, sizeof(int));
+    /* each (feature, tree) pair once: last[feature] = the last tree counted */
+    int *last = ns_xmalloc(F * sizeof(int));
+    for (int pass = 0; pass < 2; pass++) {
+        int *fill = pass ? ns_xmalloc(F * sizeof(int)) : NULL;
+        if (pass) memcpy(fill, m->ftree_off, F * sizeof(int));
+        for (size_t j = 0; j < F; j++) last[j] = -1;
+        for (int t = 0; t < f->ntrees; t++) {
+            int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+            for (int i = lo; i < hi; i++) {
+                int j = f->feat[i];
+                if (j < 0 || last[j] == t) continue;
+                last[j] = t;
+                if (pass) m->ftree[fill[j]++] = t;
+                else m->ftree_off[j + 1]++;
+            }
+        }
+        if (!pass) {
+            for (int j = 0; j < f->nfeat; j++) m->ftree_off[j + 1] += m->ftree_off[j];
+            m->ftree = ns_xmalloc(((size_t)m->ftree_off[f->nfeat] + 1) * sizeof(int));
+        }
+        free(fill);
+    }
+    free(last);
+}
+
+void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *x, float *out)
+{
+    if (!m->ftree_off) memo_build(f, m);
+    int n = 0;
+    if (!m->valid) {
+        for (int t = 0; t < f->ntrees; t++) m->dirty[n++] = t;
+    } else {
+        if (++m->now == 0) { /* stamps wrapped: clear them */
+            memset(m->stamp, 0, sizeof(uint32_t) * (size_t)f->ntrees);
+            m->now = 1;
+        }
+        for (int j = 0; j < f->nfeat; j++) {
+            if (memcmp(&x[j], &m->x[j], sizeof(float)) == 0) continue;
+            for (int k = m->ftree_off[j]; k < m->ftree_off[j + 1]; k++) {
+                int t = m->ftree[k];
+                if (m->stamp[t] == m->now) continue;
+                m->stamp[t] = m->now;
+                m->dirty[n++] = t;
+            }
+        }
+    }
+    walk_trees(f, x, m->dirty, n, m->leaf);
+    memcpy(m->x, x, sizeof(float) * (size_t)f->nfeat);
+    m->valid = true;
+    for (int k = 0; k < f->nout; k++) out[k] = f->base_score;
+    for (int t = 0; t < f->ntrees; t++) out[f->tree_out[t]] += m->leaf[t];
+}

@@ -84,4 +84,24 @@ void ns_forest_use_general(ns_forest *f);
 /* out [n×nout] = predictions for X [n×nfeat] (row-major; NaN = missing). */
 void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out);
 
+/* Predictions one input after another, as search makes them: the leaf each
+ * tree reached for the last input is kept, and for the next one only the
+ * trees that split on a feature whose value changed are walked again (an
+ * index from features to trees, built at the first call); the sums are then
+ * formed in tree order as ns_forest_predict forms them, so the outputs are
+ * the same to the bit.  A memo serves one forest. */
+typedef struct ns_forest_memo {
+    float *x;               /* [nfeat] the last input */
+    float *leaf;            /* [ntrees] each tree's leaf value for it */
+    uint32_t *stamp, now;   /* [ntrees] trees queued in this call */
+    int *dirty;             /* [ntrees] the queue */
+    int *ftree_off, *ftree; /* features -> the trees splitting on them (CSR) */
+    bool valid;             /* x and leaf hold a prediction */
+} ns_forest_memo;
+
+void ns_forest_memo_init(ns_forest_memo *m);
+void ns_forest_memo_free(ns_forest_memo *m);
+/* out [nout] = the prediction for x [nfeat] (ns_forest_predict's, bit for bit). */
+void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *x, float *out);
+
 #endif
