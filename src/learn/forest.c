@@ -471,52 +471,76 @@ void ns_forest_memo_init(ns_forest_memo *m) { memset(m, 0, sizeof *m); }
 void ns_forest_memo_free(ns_forest_memo *m)
 {
     free(m->x), free(m->leaf), free(m->stamp), free(m->dirty), free(m->ftree_off), free(m->ftree);
+    free(m->path), free(m->plen);
     ns_forest_memo_init(m);
 }
 
-/* The leaf value tree t reaches for x. */
-static inline float tree_leaf(const ns_forest *f, int t, const float *x)
+enum { MEMO_PATH = 8, PATH_UNKNOWN = 0xFF };
+
+/* Tree t walked for x from the general form: its leaf and path in m. */
+static void walk_general(const ns_forest *f, ns_forest_memo *m, int t, const float *x)
 {
-    if (f->cnodes) {
-        const ns_forest_cnode *base = f->cnodes + f->tree_root[t], *q = base;
-        while (q->feat != 0xFFFF) {
-            float v = x[q->feat];
-            unsigned l = q->left;
-            q = base + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q->value));
-        }
-        return q->value;
-    }
     int32_t nd = f->tree_root[t];
     const ns_forest_node *q = &f->nodes[nd];
+    int depth = 0;
     while (q->feat >= 0) {
+        if (depth < MEMO_PATH) m->path[(size_t)t * MEMO_PATH + (size_t)depth] = (uint16_t)q->feat;
+        depth++;
         float v = x[q->feat];
         nd = isnan(v) ? f->missing[nd] : (v < q->value ? q->left : q->right);
         q = &f->nodes[nd];
     }
-    return q->value;
+    m->leaf[t] = q->value;
+    m->plen[t] = depth <= MEMO_PATH && f->nfeat <= 0xFFFF ? (uint8_t)depth : PATH_UNKNOWN;
 }
 
-/* Trees ts[0 … n) walked in lockstep (independent loads in flight). */
-static void walk_trees(const ns_forest *f, const float *x, const int *ts, int n, float *leaf)
+/* Trees ts[0 … n) walked for x (the compact form in lockstep: independent
+ * loads in flight), each one's leaf value and the features its path tests
+ * (the first MEMO_PATH; more: unknown) recorded in m. */
+static void walk_trees(const ns_forest *f, ns_forest_memo *m, const float *x, const int *ts, int n)
 {
-    int k = 0;
-    if (f->cnodes)
-        for (; k + FOREST_LANES <= n; k += FOREST_LANES) {
-            const ns_forest_cnode *base[FOREST_LANES], *q[FOREST_LANES];
-            for (int j = 0; j < FOREST_LANES; j++) base[j] = q[j] = f->cnodes + f->tree_root[ts[k + j]];
-            for (bool live = true; live;) {
-                live = false;
-                for (int j = 0; j < FOREST_LANES; j++) {
-                    if (q[j]->feat == 0xFFFF) continue;
-                    float v = x[q[j]->feat];
-                    unsigned l = q[j]->left;
-                    q[j] = base[j] + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q[j]->value));
-                    live = true;
-                }
-            }
-            for (int j = 0; j < FOREST_LANES; j++) leaf[ts[k + j]] = q[j]->value;
+    if (!f->cnodes) {
+        for (int k = 0; k < n; k++) walk_general(f, m, ts[k], x);
+        return;
+    }
+    for (int k = 0; k < n; k += FOREST_LANES) {
+        int L = n - k < FOREST_LANES ? n - k : FOREST_LANES;
+        const ns_forest_cnode *base[FOREST_LANES], *q[FOREST_LANES];
+        uint16_t *path[FOREST_LANES];
+        int depth[FOREST_LANES];
+        for (int j = 0; j < L; j++) {
+            base[j] = q[j] = f->cnodes + f->tree_root[ts[k + j]];
+            path[j] = m->path + (size_t)ts[k + j] * MEMO_PATH;
+            depth[j] = 0;
         }
-    for (; k < n; k++) leaf[ts[k]] = tree_leaf(f, ts[k], x);
+        for (bool live = true; live;) {
+            live = false;
+            for (int j = 0; j < L; j++) {
+                if (q[j]->feat == 0xFFFF) continue;
+                if (depth[j] < MEMO_PATH) path[j][depth[j]] = q[j]->feat;
+                depth[j]++;
+                float v = x[q[j]->feat];
+                unsigned l = q[j]->left;
+                q[j] = base[j] + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q[j]->value));
+                live = true;
+            }
+        }
+        for (int j = 0; j < L; j++) {
+            m->leaf[ts[k + j]] = q[j]->value;
+            m->plen[ts[k + j]] = depth[j] <= MEMO_PATH ? (uint8_t)depth[j] : PATH_UNKNOWN;
+        }
+    }
+}
+
+/* Whether tree t's last path tests feature j. */
+static inline bool on_path(const ns_forest_memo *m, int t, int j)
+{
+    uint8_t len = m->plen[t];
+    if (len == PATH_UNKNOWN) return true;
+    const uint16_t *p = m->path + (size_t)t * MEMO_PATH;
+    for (int d = 0; d < len; d++)
+        if (p[d] == j) return true;
+    return false;
 }
 
 static void memo_build(const ns_forest *f, ns_forest_memo *m)
@@ -526,6 +550,8 @@ static void memo_build(const ns_forest *f, ns_forest_memo *m)
     m->leaf = ns_xmalloc(T * sizeof(float));
     m->stamp = ns_xcalloc(T, sizeof(uint32_t));
     m->dirty = ns_xmalloc(T * sizeof(int));
+    m->path = ns_xmalloc(T * MEMO_PATH * sizeof(uint16_t));
+    m->plen = ns_xmalloc(T);
     m->ftree_off = ns_xcalloc(F + 1, sizeof(int));
     /* each (feature, tree) pair once: last[feature] = the last tree counted */
     int *last = ns_xmalloc(F * sizeof(int));
@@ -567,13 +593,13 @@ void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *
             if (memcmp(&x[j], &m->x[j], sizeof(float)) == 0) continue;
             for (int k = m->ftree_off[j]; k < m->ftree_off[j + 1]; k++) {
                 int t = m->ftree[k];
-                if (m->stamp[t] == m->now) continue;
+                if (m->stamp[t] == m->now || !on_path(m, t, j)) continue;
                 m->stamp[t] = m->now;
                 m->dirty[n++] = t;
             }
         }
     }
-    walk_trees(f, x, m->dirty, n, m->leaf);
+    walk_trees(f, m, x, m->dirty, n);
     memcpy(m->x, x, sizeof(float) * (size_t)f->nfeat);
     m->valid = true;
     for (int k = 0; k < f->nout; k++) out[k] = f->base_score;

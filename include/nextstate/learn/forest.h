@@ -85,9 +85,11 @@ void ns_forest_use_general(ns_forest *f);
 void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out);
 
 /* Predictions one input after another, as search makes them: the leaf each
- * tree reached for the last input is kept, and for the next one only the
- * trees that split on a feature whose value changed are walked again (an
- * index from features to trees, built at the first call); the sums are then
+ * tree reached for the last input is kept with the features its path
+ * tested, and for the next one only the trees whose path tested a feature
+ * whose value changed are walked again (found through an index from
+ * features to the trees splitting on them, built at the first call), since
+ * the others reach the same leaf; the sums are then
  * formed in tree order as ns_forest_predict forms them, so the outputs are
  * the same to the bit.  A memo serves one forest. */
 typedef struct ns_forest_memo {
@@ -95,6 +97,8 @@ typedef struct ns_forest_memo {
     float *leaf;            /* [ntrees] each tree's leaf value for it */
     uint32_t *stamp, now;   /* [ntrees] trees queued in this call */
     int *dirty;             /* [ntrees] the queue */
+    uint16_t *path;         /* [ntrees × 8] the features each tree's path tested */
+    uint8_t *plen;          /* [ntrees] how many (0xFF: more than 8) */
     int *ftree_off, *ftree; /* features -> the trees splitting on them (CSR) */
     bool valid;             /* x and leaf hold a prediction */
 } ns_forest_memo;
