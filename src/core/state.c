@@ -119,29 +119,15 @@ uint32_t ns_registry_insert(ns_registry *r, const ns_word *s, bool *is_new)
     return ns_registry_insert_hashed(r, s, ns_registry_hash(s, r->nwords), is_new);
 }
 
-uint32_t ns_registry_insert_hashed(ns_registry *r, const ns_word *s, uint64_t h, bool *is_new)
+uint32_t ns_registry_add(ns_registry *r, const ns_word *s, uint64_t fp, uint64_t slot)
 {
     const int nw = r->nwords;
-    uint64_t fp = h >> 32;
-    uint64_t mask = r->tmask;
-    uint64_t i = fp & mask;
-    for (;;) {
-        uint64_t e = r->table[i];
-        if (e == NS_EMPTY_SLOT) break;
-        uint32_t id = (uint32_t)e;
-        if ((e >> 32) == fp && words_eq(r->data + (size_t)id * (size_t)nw, s, nw)) {
-            if (is_new) *is_new = false;
-            return id;
-        }
-        i = (i + 1) & mask;
-    }
-    /* Absent: append the state, then file its id (re-probing after growth). */
+    /* append the state, then file its id (re-probing after growth) */
     if (r->n == r->cap) grow_data(r);
     uint32_t id = r->n++;
     if (nw > 0) memcpy(r->data + (size_t)id * (size_t)nw, s, (size_t)nw * sizeof(ns_word));
-    r->table[i] = (fp << 32) | id;
-    if ((uint64_t)r->n * 10 > (mask + 1) * 7) grow_table(r);
-    if (is_new) *is_new = true;
+    r->table[slot] = (fp << 32) | id;
+    if ((uint64_t)r->n * 10 > (r->tmask + 1) * 7) grow_table(r);
     return id;
 }
 

@@ -189,12 +189,23 @@ static int build_tree(builder *b, int *ops, int len)
     return root;
 }
 
+/* -(op + 2) when child is a leaf holding one operator alone, else child */
+static int leaf_op(const builder *b, int child)
+{
+    if (child < 0) return child;
+    const ns_succgen_node *c = &b->nodes[child];
+    if (c->atom >= 0 || c->sw_len > 0 || c->dont_care >= 0 || c->nimm != 1) return child;
+    return -(b->imm[c->imm_start] + 2);
+}
+
 void ns_succgen_init_subset(ns_succgen *g, const ns_task *t, const bool *keep)
 {
     memset(g, 0, sizeof *g);
     g->task = t;
-    /* key atoms: a positive precondition per operator, the least used one
-     * (ties: the least loaded so far), as the key index of old */
+    /* key atoms: a positive precondition per operator, the one least likely
+     * true (below), then the least used, then the least loaded so far: a
+     * state walks the trees of its true keys, so keys rarely true mean few
+     * walks (grid: at-robot(x), not open(y), keys a move) */
     int *key_of = ns_xmalloc(sizeof(int) * ((size_t)t->nops + 1));
     int *load = ns_xcalloc((size_t)t->natoms + 1, sizeof(int));
     int *uses = ns_xcalloc((size_t)t->natoms + 1, sizeof(int));
@@ -202,6 +213,16 @@ void ns_succgen_init_subset(ns_succgen *g, const ns_task *t, const bool *keep)
         if (keep && !keep[i]) continue;
         const int *pre = ns_op_pre(t, &t->ops[i]);
         for (int j = 0; j < t->ops[i].npre; j++) uses[pre[j]]++;
+    }
+    /* how often an atom is likely true: the share of its predicate's atoms
+     * that hold initially (at-robot(x): one cell of all; open(x): most) */
+    int npred = 0;
+    for (int a = 0; a < t->natoms; a++)
+        if (t->atoms[a].pred >= npred) npred = t->atoms[a].pred + 1;
+    long *pred_true = ns_xcalloc((size_t)npred + 1, sizeof(long)), *pred_all = ns_xcalloc((size_t)npred + 1, sizeof(long));
+    for (int a = 0; a < t->natoms; a++) {
+        pred_all[t->atoms[a].pred]++;
+        pred_true[t->atoms[a].pred] += ns_bit_get(t->init, a);
     }
     /* conditions of every kept operator but its key, sorted by atom */
     int *cstart = ns_xmalloc(sizeof(int) * ((size_t)t->nops + 1));
@@ -219,9 +240,15 @@ void ns_succgen_init_subset(ns_succgen *g, const ns_task *t, const bool *keep)
         const ns_op *o = &t->ops[i];
         const int *pre = ns_op_pre(t, o), *neg = ns_op_preneg(t, o);
         int best = -1;
-        for (int j = 0; j < o->npre; j++)
-            if (best < 0 || uses[pre[j]] < uses[best] || (uses[pre[j]] == uses[best] && load[pre[j]] < load[best]))
-                best = pre[j];
+        for (int j = 0; j < o->npre; j++) {
+            int a = pre[j];
+            if (best >= 0) {
+                int pa = t->atoms[a].pred, pb = t->atoms[best].pred;
+                long x = pred_true[pa] * pred_all[pb], y = pred_true[pb] * pred_all[pa];
+                if (x != y ? x > y : uses[a] != uses[best] ? uses[a] > uses[best] : load[a] >= load[best]) continue;
+            }
+            best = a;
+        }
         key_of[i] = best;
         if (best >= 0) load[best]++;
         size_t k0 = k;
@@ -264,6 +291,14 @@ void ns_succgen_init_subset(ns_succgen *g, const ns_task *t, const bool *keep)
         ns_bit_set(g->key_mask, a);
     }
     g->free_root = nfree > 0 ? build_tree(&b, work + nkeyed, nfree) : -1;
+    /* a true, false or switch child that is a leaf with one operator and
+     * nothing below becomes -(op + 2): the walk marks it without a visit */
+    for (int n = 0; n < b.nnodes; n++) {
+        ns_succgen_node *nd = &b.nodes[n];
+        nd->on_true = leaf_op(&b, nd->on_true);
+        nd->on_false = leaf_op(&b, nd->on_false);
+        for (int a = 0; a < nd->sw_len; a++) b.sw[nd->sw_off + a] = leaf_op(&b, b.sw[nd->sw_off + a]);
+    }
     g->nodes = b.nodes ? b.nodes : ns_xmalloc(sizeof(ns_succgen_node));
     g->nnodes = b.nnodes;
     g->imm_ops = b.imm ? b.imm : ns_xmalloc(sizeof(int));
@@ -278,6 +313,8 @@ void ns_succgen_init_subset(ns_succgen *g, const ns_task *t, const bool *keep)
     free(cstart);
     free(uses);
     free(load);
+    free(pred_true);
+    free(pred_all);
     free(key_of);
 }
 
@@ -343,6 +380,7 @@ static void walk_tree(walk *k, const ns_succgen *g, int node, const ns_word *s)
             if (nd->atom >= 0) {
                 int branch = ns_bit_get(s, nd->atom) ? nd->on_true : nd->on_false;
                 if (branch >= 0) push(k, &sp, branch);
+                else if (branch < -1) mark_op(k, -branch - 2);
             } else if (nd->sw_len > 0) {
                 /* the true atoms of the range that have a child */
                 const int *child = g->sw_child + nd->sw_off - nd->sw_lo;
@@ -355,6 +393,7 @@ static void walk_tree(walk *k, const ns_succgen *g, int node, const ns_word *s)
                         int a = w * 64 + __builtin_ctzll(bits);
                         bits &= bits - 1;
                         if (child[a] >= 0) push(k, &sp, child[a]);
+                        else if (child[a] < -1) mark_op(k, -child[a] - 2);
                     }
                 }
             }

@@ -26,6 +26,7 @@ void ns_forest_free(ns_forest *f)
     free(f->default_left);
     free(f->nodes);
     free(f->missing);
+    free(f->cnodes);
     ns_forest_init(f);
 }
 
@@ -88,14 +89,48 @@ static ns_status check(const ns_forest *f, const char *path, ns_error *err)
     return st;
 }
 
-/* The packed copy prediction walks. */
-static void pack(ns_forest *f)
+/* The general packed copy prediction walks when the compact one is absent. */
+static void pack_general(ns_forest *f)
 {
     f->nodes = ns_xmalloc(sizeof(ns_forest_node) * ((size_t)f->nnodes + 1));
     f->missing = ns_xmalloc(sizeof(int32_t) * ((size_t)f->nnodes + 1));
     for (int i = 0; i < f->nnodes; i++) {
         f->nodes[i] = (ns_forest_node){f->feat[i], f->value[i], f->left[i], f->right[i]};
         f->missing[i] = f->default_left[i] ? f->left[i] : f->right[i];
+    }
+}
+
+void ns_forest_use_general(ns_forest *f)
+{
+    free(f->cnodes);
+    f->cnodes = NULL;
+    if (!f->nodes) pack_general(f);
+}
+
+/* The compact form (forest.h) when features, tree sizes and children fit,
+ * else the general one. */
+static void pack(ns_forest *f)
+{
+    bool fits = f->nfeat < 0xFFFF;
+    for (int t = 0; t < f->ntrees && fits; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        if (hi - lo > 0x7FFF) fits = false;
+        for (int i = lo; i < hi && fits; i++)
+            if (f->feat[i] >= 0 && f->right[i] != f->left[i] + 1) fits = false;
+    }
+    if (!fits) {
+        pack_general(f);
+        return;
+    }
+    f->cnodes = ns_xmalloc(sizeof(ns_forest_cnode) * ((size_t)f->nnodes + 1));
+    for (int t = 0; t < f->ntrees; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        for (int i = lo; i < hi; i++) {
+            bool leaf = f->feat[i] < 0;
+            f->cnodes[i] = (ns_forest_cnode){f->value[i], leaf ? (uint16_t)0xFFFF : (uint16_t)f->feat[i],
+                                             leaf ? (uint16_t)0
+                                                  : (uint16_t)((f->left[i] - lo) | (f->default_left[i] ? 0x8000 : 0))};
+        }
     }
 }
 
@@ -260,7 +295,19 @@ static void get_i32s(int32_t *a, const unsigned char *p, int n)
 #endif
 }
 
+static ns_status load(ns_forest *f, const void *data, size_t len, const char *path, bool verify, ns_error *err);
+
 ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+{
+    return load(f, data, len, path, true, err);
+}
+
+ns_status ns_forest_load_checked(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+{
+    return load(f, data, len, path, false, err);
+}
+
+static ns_status load(ns_forest *f, const void *data, size_t len, const char *path, bool verify, ns_error *err)
 {
     ns_forest_init(f);
     const unsigned char *p = data;
@@ -276,7 +323,7 @@ ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char 
     if ((uint64_t)len != want)
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
                             (unsigned long long)want);
-    if (ns_crc32(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
+    if (verify && ns_crc32(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
     f->nfeat = (int)nf;
     f->nout = (int)no;
@@ -340,8 +387,47 @@ ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err)
  * one tree after the other, to the bit. */
 enum { FOREST_LANES = 8 };
 
+static void predict_compact(const ns_forest *f, const float *X, int n, float *out)
+{
+    const ns_forest_cnode *nodes = f->cnodes;
+    for (int r = 0; r < n; r++) {
+        const float *x = X + (size_t)r * (size_t)f->nfeat;
+        float *o = out + (size_t)r * (size_t)f->nout;
+        for (int k = 0; k < f->nout; k++) o[k] = f->base_score;
+        int t = 0;
+        for (; t + FOREST_LANES <= f->ntrees; t += FOREST_LANES) {
+            const ns_forest_cnode *base[FOREST_LANES], *q[FOREST_LANES];
+            for (int j = 0; j < FOREST_LANES; j++) base[j] = q[j] = nodes + f->tree_root[t + j];
+            for (bool live = true; live;) {
+                live = false;
+                for (int j = 0; j < FOREST_LANES; j++) {
+                    if (q[j]->feat == 0xFFFF) continue;
+                    float v = x[q[j]->feat];
+                    unsigned l = q[j]->left;
+                    q[j] = base[j] + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q[j]->value));
+                    live = true;
+                }
+            }
+            for (int j = 0; j < FOREST_LANES; j++) o[f->tree_out[t + j]] += q[j]->value;
+        }
+        for (; t < f->ntrees; t++) {
+            const ns_forest_cnode *base = nodes + f->tree_root[t], *q = base;
+            while (q->feat != 0xFFFF) {
+                float v = x[q->feat];
+                unsigned l = q->left;
+                q = base + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q->value));
+            }
+            o[f->tree_out[t]] += q->value;
+        }
+    }
+}
+
 void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
 {
+    if (f->cnodes) {
+        predict_compact(f, X, n, out);
+        return;
+    }
     const ns_forest_node *nodes = f->nodes;
     const int32_t *missing = f->missing;
     for (int r = 0; r < n; r++) {
@@ -376,4 +462,146 @@ void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out)
             o[f->tree_out[t]] += q->value;
         }
     }
+}
+
+/* ---- memoised single-input prediction ---- */
+
+void ns_forest_memo_init(ns_forest_memo *m) { memset(m, 0, sizeof *m); }
+
+void ns_forest_memo_free(ns_forest_memo *m)
+{
+    free(m->x), free(m->leaf), free(m->stamp), free(m->dirty), free(m->ftree_off), free(m->ftree);
+    free(m->path), free(m->plen);
+    ns_forest_memo_init(m);
+}
+
+enum { MEMO_PATH = 8, PATH_UNKNOWN = 0xFF };
+
+/* Tree t walked for x from the general form: its leaf and path in m. */
+static void walk_general(const ns_forest *f, ns_forest_memo *m, int t, const float *x)
+{
+    int32_t nd = f->tree_root[t];
+    const ns_forest_node *q = &f->nodes[nd];
+    int depth = 0;
+    while (q->feat >= 0) {
+        if (depth < MEMO_PATH) m->path[(size_t)t * MEMO_PATH + (size_t)depth] = (uint16_t)q->feat;
+        depth++;
+        float v = x[q->feat];
+        nd = isnan(v) ? f->missing[nd] : (v < q->value ? q->left : q->right);
+        q = &f->nodes[nd];
+    }
+    m->leaf[t] = q->value;
+    m->plen[t] = depth <= MEMO_PATH && f->nfeat <= 0xFFFF ? (uint8_t)depth : PATH_UNKNOWN;
+}
+
+/* Trees ts[0 … n) walked for x (the compact form in lockstep: independent
+ * loads in flight), each one's leaf value and the features its path tests
+ * (the first MEMO_PATH; more: unknown) recorded in m. */
+static void walk_trees(const ns_forest *f, ns_forest_memo *m, const float *x, const int *ts, int n)
+{
+    if (!f->cnodes) {
+        for (int k = 0; k < n; k++) walk_general(f, m, ts[k], x);
+        return;
+    }
+    for (int k = 0; k < n; k += FOREST_LANES) {
+        int L = n - k < FOREST_LANES ? n - k : FOREST_LANES;
+        const ns_forest_cnode *base[FOREST_LANES], *q[FOREST_LANES];
+        uint16_t *path[FOREST_LANES];
+        int depth[FOREST_LANES];
+        for (int j = 0; j < L; j++) {
+            base[j] = q[j] = f->cnodes + f->tree_root[ts[k + j]];
+            path[j] = m->path + (size_t)ts[k + j] * MEMO_PATH;
+            depth[j] = 0;
+        }
+        for (bool live = true; live;) {
+            live = false;
+            for (int j = 0; j < L; j++) {
+                if (q[j]->feat == 0xFFFF) continue;
+                if (depth[j] < MEMO_PATH) path[j][depth[j]] = q[j]->feat;
+                depth[j]++;
+                float v = x[q[j]->feat];
+                unsigned l = q[j]->left;
+                q[j] = base[j] + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q[j]->value));
+                live = true;
+            }
+        }
+        for (int j = 0; j < L; j++) {
+            m->leaf[ts[k + j]] = q[j]->value;
+            m->plen[ts[k + j]] = depth[j] <= MEMO_PATH ? (uint8_t)depth[j] : PATH_UNKNOWN;
+        }
+    }
+}
+
+/* Whether tree t's last path tests feature j. */
+static inline bool on_path(const ns_forest_memo *m, int t, int j)
+{
+    uint8_t len = m->plen[t];
+    if (len == PATH_UNKNOWN) return true;
+    const uint16_t *p = m->path + (size_t)t * MEMO_PATH;
+    for (int d = 0; d < len; d++)
+        if (p[d] == j) return true;
+    return false;
+}
+
+static void memo_build(const ns_forest *f, ns_forest_memo *m)
+{
+    size_t T = (size_t)f->ntrees + 1, F = (size_t)f->nfeat + 1;
+    m->x = ns_xmalloc(F * sizeof(float));
+    m->leaf = ns_xmalloc(T * sizeof(float));
+    m->stamp = ns_xcalloc(T, sizeof(uint32_t));
+    m->dirty = ns_xmalloc(T * sizeof(int));
+    m->path = ns_xmalloc(T * MEMO_PATH * sizeof(uint16_t));
+    m->plen = ns_xmalloc(T);
+    m->ftree_off = ns_xcalloc(F + 1, sizeof(int));
+    /* each (feature, tree) pair once: last[feature] = the last tree counted */
+    int *last = ns_xmalloc(F * sizeof(int));
+    for (int pass = 0; pass < 2; pass++) {
+        int *fill = pass ? ns_xmalloc(F * sizeof(int)) : NULL;
+        if (pass) memcpy(fill, m->ftree_off, F * sizeof(int));
+        for (size_t j = 0; j < F; j++) last[j] = -1;
+        for (int t = 0; t < f->ntrees; t++) {
+            int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+            for (int i = lo; i < hi; i++) {
+                int j = f->feat[i];
+                if (j < 0 || last[j] == t) continue;
+                last[j] = t;
+                if (pass) m->ftree[fill[j]++] = t;
+                else m->ftree_off[j + 1]++;
+            }
+        }
+        if (!pass) {
+            for (int j = 0; j < f->nfeat; j++) m->ftree_off[j + 1] += m->ftree_off[j];
+            m->ftree = ns_xmalloc(((size_t)m->ftree_off[f->nfeat] + 1) * sizeof(int));
+        }
+        free(fill);
+    }
+    free(last);
+}
+
+void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *x, float *out)
+{
+    if (!m->ftree_off) memo_build(f, m);
+    int n = 0;
+    if (!m->valid) {
+        for (int t = 0; t < f->ntrees; t++) m->dirty[n++] = t;
+    } else {
+        if (++m->now == 0) { /* stamps wrapped: clear them */
+            memset(m->stamp, 0, sizeof(uint32_t) * (size_t)f->ntrees);
+            m->now = 1;
+        }
+        for (int j = 0; j < f->nfeat; j++) {
+            if (memcmp(&x[j], &m->x[j], sizeof(float)) == 0) continue;
+            for (int k = m->ftree_off[j]; k < m->ftree_off[j + 1]; k++) {
+                int t = m->ftree[k];
+                if (m->stamp[t] == m->now || !on_path(m, t, j)) continue;
+                m->stamp[t] = m->now;
+                m->dirty[n++] = t;
+            }
+        }
+    }
+    walk_trees(f, m, x, m->dirty, n);
+    memcpy(m->x, x, sizeof(float) * (size_t)f->nfeat);
+    m->valid = true;
+    for (int k = 0; k < f->nout; k++) out[k] = f->base_score;
+    for (int t = 0; t < f->ntrees; t++) out[f->tree_out[t]] += m->leaf[t];
 }

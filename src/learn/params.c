@@ -357,11 +357,16 @@ static ns_status decode(ns_params *q, ns_ckpt_info *info, const unsigned char *b
     for (size_t k = 0; k < blocks; k++)
         for (int i = 0; i < q->n; i++) {
             float *x = dst[k] + q->t[i].offset;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            const unsigned char *c;
+            if (q->t[i].count > 0 && take(&r, 4 * q->t[i].count, &c)) memcpy(x, c, 4 * q->t[i].count);
+#else
             for (size_t j = 0; j < q->t[i].count; j++) {
                 uint32_t u;
                 get_u32(&r, &u);
                 memcpy(&x[j], &u, 4);
             }
+#endif
         }
     return NS_OK;
 trunc_table:

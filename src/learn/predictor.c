@@ -568,7 +568,8 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
                 st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: rounds or the forest missing");
                 goto out;
             }
-            st = ns_forest_load(&m->forest, w, (size_t)fbytes, path, err);
+            /* the checkpoint's CRC (ns_params_read) covers these bytes */
+            st = ns_forest_load_checked(&m->forest, w, (size_t)fbytes, path, err);
             if (st == NS_OK && (m->forest.nfeat != 2 * m->dim || m->forest.nout != m->dim ||
                                 m->forest.ntrees != (int)(br + 1) * m->dim))
                 st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
@@ -604,6 +605,7 @@ out:
 
 struct ns_predictor_ws {
     float *x, *h, *c, *y, *z1, *ln, *out, *scratch;
+    ns_forest_memo memo; /* XGBoost: the trees' leaves for the last input */
 };
 
 size_t ns_predictor_rstate_floats(const ns_predictor *m)
@@ -632,6 +634,7 @@ void ns_predictor_ws_free(ns_predictor_ws *ws)
     if (!ws) return;
     free(ws->x), free(ws->h), free(ws->c), free(ws->y), free(ws->z1), free(ws->ln), free(ws->out);
     free(ws->scratch);
+    ns_forest_memo_free(&ws->memo);
     free(ws);
 }
 
@@ -669,7 +672,7 @@ ns_status ns_predictor_step(const ns_predictor *m, ns_predictor_ws *ws, const fl
         for (size_t j = 0; j < 2 * D; j++)
             if (isinf(ws->x[j]))
                 return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, "xgb: prediction inputs contain an infinity");
-        ns_forest_predict(&m->forest, ws->x, 1, ws->out);
+        ns_forest_predict_memo(&m->forest, &ws->memo, ws->x, ws->out);
     }
     for (size_t j = 0; j < D; j++) next[j] = m->mode == NS_PREDICT_STATE ? ws->out[j] : phi_s[j] + ws->out[j];
     return NS_OK;

@@ -2,7 +2,9 @@
  * libxgboost: models trained here (several outputs, missing inputs, early
  * stopping so only the first rounds count) give bit-identical predictions
  * from ns_forest_predict and ns_xgb_predict; the binary file round-trips
- * exactly, and a flipped byte, a truncation or a foreign file is refused. */
+ * exactly, and a flipped byte, a truncation or a foreign file is refused.
+ * The compact node form (forest.h) and the general one predict the same,
+ * and so does the memoised prediction (ns_forest_predict_memo). */
 #include "nextstate/learn/forest.h"
 #include "nextstate/learn/xgb.h"
 #include "test.h"
@@ -58,6 +60,46 @@ static void check_model(int nf, int no, int depth, int rounds, bool with_val, ui
     int diff = 0;
     for (int i = 0; i < nt * no; i++) diff += memcmp(&a[i], &b[i], sizeof(float)) != 0;
     CHECK_EQ_INT(diff, 0);
+    /* XGBoost's trees take the compact form; the general one agrees */
+    CHECK(f.cnodes != NULL && f.nodes == NULL);
+    ns_forest general;
+    CHECK(ns_forest_from_xgb_json(&general, js.data, js.len, nf, no, (m.best_round + 1) * no, &e) == NS_OK);
+    ns_forest_use_general(&general);
+    CHECK(general.cnodes == NULL && general.nodes != NULL);
+    float *d = malloc(sizeof(float) * (size_t)nt * (size_t)no);
+    ns_forest_predict(&general, Xt, nt, d);
+    CHECK(memcmp(b, d, sizeof(float) * (size_t)nt * (size_t)no) == 0);
+    /* memoised prediction over a walk of inputs, each the last with one or
+     * two features changed (NaN too), and over unrelated inputs, in both
+     * forms: ns_forest_predict's outputs, bit for bit */
+    float *W = malloc(sizeof(float) * (size_t)nt * (size_t)nf);
+    memcpy(W, Xt, sizeof(float) * (size_t)nf);
+    for (int i = 1; i < nt; i++) {
+        float *w = W + (size_t)i * (size_t)nf;
+        memcpy(w, w - nf, sizeof(float) * (size_t)nf);
+        w[(i * 7) % nf] = Xt[(size_t)i * (size_t)nf + (size_t)((i * 7) % nf)];
+        if (i % 3 == 0) w[(i * 5 + 1) % nf] = Xt[(size_t)i * (size_t)nf + (size_t)((i * 5 + 1) % nf)];
+    }
+    float *wb = malloc(sizeof(float) * (size_t)nt * (size_t)no);
+    ns_forest_predict(&f, W, nt, wb);
+    for (int form = 0; form < 2; form++) {
+        ns_forest *ff = form ? &general : &f;
+        for (int pass = 0; pass < 2; pass++) {
+            const float *in = pass ? Xt : W, *want = pass ? b : wb;
+            ns_forest_memo memo;
+            ns_forest_memo_init(&memo);
+            int mdiff = 0;
+            for (int i = 0; i < nt; i++) {
+                ns_forest_predict_memo(ff, &memo, in + (size_t)i * (size_t)nf, d);
+                mdiff += memcmp(d, want + (size_t)i * (size_t)no, sizeof(float) * (size_t)no) != 0;
+            }
+            CHECK_EQ_INT(mdiff, 0);
+            ns_forest_memo_free(&memo);
+        }
+    }
+    free(W), free(wb);
+    ns_forest_free(&general);
+    free(d);
     /* the binary form round-trips bit for bit */
     ns_buf bin;
     ns_buf_init(&bin);

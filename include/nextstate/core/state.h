@@ -36,8 +36,33 @@ void ns_registry_init(ns_registry *r, int nwords);
 void ns_registry_free(ns_registry *r);
 /* Inserts s (copied) unless present; returns its id; *is_new tells which. */
 uint32_t ns_registry_insert(ns_registry *r, const ns_word *s, bool *is_new);
-/* The same with h = ns_registry_hash(s, nwords) given. */
-uint32_t ns_registry_insert_hashed(ns_registry *r, const ns_word *s, uint64_t h, bool *is_new);
+/* Appends s, absent, filing its id in the empty slot `slot` of the probe
+ * sequence of fingerprint fp (ns_registry_insert_hashed's insertion). */
+uint32_t ns_registry_add(ns_registry *r, const ns_word *s, uint64_t fp, uint64_t slot);
+/* The same as ns_registry_insert with h = ns_registry_hash(s, nwords) given;
+ * inline, since in search most successors are duplicates found here. */
+static inline uint32_t ns_registry_insert_hashed(ns_registry *r, const ns_word *s, uint64_t h, bool *is_new)
+{
+    const int nw = r->nwords;
+    const uint64_t fp = h >> 32, mask = r->tmask;
+    uint64_t i = fp & mask;
+    for (;;) {
+        uint64_t e = r->table[i];
+        if (e == NS_EMPTY_SLOT) break;
+        if ((e >> 32) == fp) {
+            const ns_word *d = r->data + (size_t)(uint32_t)e * (size_t)nw;
+            int w = 0;
+            while (w < nw && d[w] == s[w]) w++;
+            if (w == nw) {
+                if (is_new) *is_new = false;
+                return (uint32_t)e;
+            }
+        }
+        i = (i + 1) & mask;
+    }
+    if (is_new) *is_new = true;
+    return ns_registry_add(r, s, fp, i);
+}
 /* Looks s up without inserting; NS_NO_STATE when absent. */
 uint32_t ns_registry_find(const ns_registry *r, const ns_word *s);
 static inline const ns_word *ns_registry_get(const ns_registry *r, uint32_t id)

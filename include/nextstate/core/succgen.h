@@ -1,7 +1,8 @@
 /* succgen.h — successor generator: lists the applicable operators of a state.
- * Built once per task: every operator is filed under one key atom, its least
- * used positive precondition; the operators of a key form a decision tree
- * over their other conditions (as Fast Downward's successor generator): each
+ * Built once per task: every operator is filed under one key atom, the
+ * positive precondition least likely true (the smallest share of its
+ * predicate's atoms true initially; ties: the least used); the operators of
+ * a key form a decision tree over their other conditions (as Fast Downward's successor generator): each
  * node tests one atom and has three children — the operators that need it
  * true, those that need it false, and those that do not mention it;
  * operators whose conditions are all tested sit at the node.  When all the
@@ -19,12 +20,12 @@
 
 typedef struct ns_succgen_node {
     int atom;             /* atom tested; -1 at a leaf */
-    int on_true, on_false; /* children (-1: none) */
+    int on_true, on_false; /* children (-1: none; -(op + 2): a leaf holding op alone) */
     int dont_care;        /* child for operators without the atom (-1: none) */
     int imm_start, nimm;  /* operators fully tested here: imm_ops[imm_start …] */
     /* a switch node (atom -1, sw_len > 0): every operator below needs one
      * atom of [sw_lo, sw_lo + sw_len) true, the child for atom a being
-     * sw_child[sw_off + a − sw_lo] (-1: none); the walk visits only the
+     * sw_child[sw_off + a − sw_lo] (-1: none; -(op + 2): op alone); the walk visits only the
      * children of the state's true atoms in the range */
     int sw_lo, sw_len, sw_off;
 } ns_succgen_node;

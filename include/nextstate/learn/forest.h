@@ -29,6 +29,17 @@ typedef struct ns_forest_node {
     int32_t left, right; /* the missing-value child is `missing` */
 } ns_forest_node;
 
+/* The compact form prediction uses when every tree allows it (XGBoost's
+ * trees do: a split's right child follows its left one): 8 bytes a node, so
+ * a forest of a few MB streams half the bytes.  feat 0xFFFF at a leaf;
+ * left: bits 0–14 the left child's index within its tree (the right child
+ * is the next node), bit 15 set when a missing (NaN) input goes left. */
+typedef struct ns_forest_cnode {
+    float value;
+    uint16_t feat;
+    uint16_t left;
+} ns_forest_cnode;
+
 typedef struct ns_forest {
     int nfeat, nout, ntrees, nnodes;
     float base_score;
@@ -37,8 +48,9 @@ typedef struct ns_forest {
     float *value;                  /* [nnodes] */
     int32_t *left, *right;         /* [nnodes] */
     uint8_t *default_left;         /* [nnodes] */
-    ns_forest_node *nodes;         /* [nnodes]: the same, packed for prediction */
-    int32_t *missing;              /* [nnodes]: child taken for a NaN input */
+    ns_forest_cnode *cnodes;       /* [nnodes]: the compact form, or NULL: */
+    ns_forest_node *nodes;         /* [nnodes]: the general one (only without cnodes) */
+    int32_t *missing;              /* [nnodes]: child taken for a NaN input (with nodes) */
 } ns_forest;
 
 void ns_forest_init(ns_forest *f);
@@ -58,10 +70,42 @@ void ns_forest_save(const ns_forest *f, ns_buf *out);
  * checksum, size or an inconsistent tree (child out of its tree, a cycle,
  * feature or output out of range) is NS_ERR_INPUT naming path. */
 ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err);
+/* The same without the CRC-32 pass, for bytes whose integrity the caller
+ * has checked (a checkpoint's own CRC covers its "forest" tensor); every
+ * other check stays. */
+ns_status ns_forest_load_checked(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err);
 ns_status ns_forest_write(const ns_forest *f, const char *path, ns_error *err);
 ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err);
 
+/* Drops the compact form and predicts from the general one (the same
+ * predictions; tests compare the two). */
+void ns_forest_use_general(ns_forest *f);
+
 /* out [n×nout] = predictions for X [n×nfeat] (row-major; NaN = missing). */
 void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out);
+
+/* Predictions one input after another, as search makes them: the leaf each
+ * tree reached for the last input is kept with the features its path
+ * tested, and for the next one only the trees whose path tested a feature
+ * whose value changed are walked again (found through an index from
+ * features to the trees splitting on them, built at the first call), since
+ * the others reach the same leaf; the sums are then
+ * formed in tree order as ns_forest_predict forms them, so the outputs are
+ * the same to the bit.  A memo serves one forest. */
+typedef struct ns_forest_memo {
+    float *x;               /* [nfeat] the last input */
+    float *leaf;            /* [ntrees] each tree's leaf value for it */
+    uint32_t *stamp, now;   /* [ntrees] trees queued in this call */
+    int *dirty;             /* [ntrees] the queue */
+    uint16_t *path;         /* [ntrees × 8] the features each tree's path tested */
+    uint8_t *plen;          /* [ntrees] how many (0xFF: more than 8) */
+    int *ftree_off, *ftree; /* features -> the trees splitting on them (CSR) */
+    bool valid;             /* x and leaf hold a prediction */
+} ns_forest_memo;
+
+void ns_forest_memo_init(ns_forest_memo *m);
+void ns_forest_memo_free(ns_forest_memo *m);
+/* out [nout] = the prediction for x [nfeat] (ns_forest_predict's, bit for bit). */
+void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *x, float *out);
 
 #endif
