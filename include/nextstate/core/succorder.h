@@ -15,8 +15,8 @@
  * children who are not allergic, a dead end h^FF does not see (its
  * relaxation serves every allergic child from one gluten-free sandwich), and
  * LAMA solved 5 of 25 IPC 2023 training problems (p50–p98, 5 s) where Fast
- * Downward's lama-first solves 18; in this order 16, mostly in about FD's
- * expansions.  Plain FD order (fewest conditions first when one list is a
+ * Downward's lama-first solves 18; in this order 16 or 17 (one finishes at
+ * the limit), mostly in about FD's expansions; GBFS 8 -> 15, lazy 9 -> 15.  Plain FD order (fewest conditions first when one list is a
  * prefix of another) did as well on childsnack but cost expansions in
  * ferry, satellite and rovers (it sails before debarking).
  *
