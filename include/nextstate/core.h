@@ -10,6 +10,7 @@
 #include "nextstate/core/search.h"
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
+#include "nextstate/core/succorder.h"
 #include "nextstate/core/task.h"
 
 #endif

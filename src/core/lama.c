@@ -13,6 +13,7 @@
 #include "nextstate/core/landmarks.h"
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
+#include "nextstate/core/succorder.h"
 
 typedef struct fifo {
     uint32_t *a;
@@ -80,6 +81,7 @@ typedef struct lama {
     ns_search_result *r;
     ns_registry reg;
     ns_succgen sg;
+    ns_succorder order; /* successor order (succorder.h) */
     ns_landmarks lms;
     ns_lmcount lmc;
     ns_evaluator own;      /* h^FF, when o->evaluator is not given */
@@ -117,7 +119,8 @@ static void ensure_nodes(lama *s, uint32_t id)
 static size_t lama_bytes(const lama *s)
 {
     size_t b = ns_registry_bytes(&s->reg) + s->ncap * (sizeof(lnode) + (size_t)s->lmw * sizeof(ns_word)) +
-               s->capE * sizeof(lentry) + (s->ev->bytes ? s->ev->bytes(s->ev->ctx) : 0);
+               s->capE * sizeof(lentry) + (s->ev->bytes ? s->ev->bytes(s->ev->ctx) : 0) +
+               (size_t)s->t->nops * 2 * sizeof(int); /* successor order */
     for (int i = 0; i < s->nq; i++) b += s->q[i].bytes + s->q[i].capb * sizeof(fifo);
     if (s->extra && s->extra->bytes) b += s->extra->bytes(s->extra->ctx);
     return b;
@@ -158,6 +161,7 @@ static void extract_plan(lama *s, uint32_t goal)
 static void queue_successors(lama *s, uint32_t cur, int hff, int hlm, int hx, int nff)
 {
     int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
+    ns_succorder_sort(&s->order, s->ops, nops);
     bool pref = s->o->preferred;
     if (pref) {
         s->pstamp++;
@@ -308,6 +312,7 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     }
     ns_succgen_init_subset(&s.sg, t, keep);
     free(keep);
+    ns_succorder_init(&s.order, t);
     size_t no = (size_t)t->nops + 1;
     s.ops = ns_xmalloc(no * sizeof(int));
     s.pff = ns_xmalloc(no * sizeof(int));
@@ -319,6 +324,7 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     free(s.nodes), free(s.acc), free(s.E);
     for (int i = 0; i < 6; i++) hq_free(&s.q[i]);
     ns_succgen_free(&s.sg);
+    ns_succorder_free(&s.order);
     ns_registry_free(&s.reg);
     ns_evaluator_free(&s.own);
     ns_lmcount_free(&s.lmc);

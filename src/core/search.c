@@ -51,6 +51,7 @@
 #include "nextstate/core/lama.h"
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
+#include "nextstate/core/succorder.h"
 #include "nextstate/core/wordfx.h"
 
 /* Successors are generated in batches; each successor's hash-table slot is
@@ -252,6 +253,8 @@ typedef struct search {
     openlist open;
     openlist popen; /* GBFS preferred-operator list (used when pref is set) */
     int *pref;      /* helpful actions of the state being expanded, or NULL */
+    uint32_t *pmark, pstamp; /* op -> pstamp when preferred in the state being expanded */
+    ns_succorder order; /* GBFS and lazy: successor order (succorder.h) */
     int *ops;       /* applicable operators (task->nops) */
     ns_word *state; /* copy of the state being expanded */
     ns_word *succ;  /* BATCH successor states */
@@ -282,7 +285,8 @@ static size_t search_bytes(const search *s)
     size_t per_state = sizeof(plink) + (s->gh ? sizeof(gh) + 1 : 0);
     return ns_registry_bytes(&s->reg) + s->ncap * per_state + ol_bytes(&s->open) + ol_bytes(&s->popen) +
            s->heur_bytes + (size_t)s->t->nops * sizeof(int) + ns_wordfx_bytes(&s->fx) +
-           (BATCH + 1) * (size_t)s->t->nwords * sizeof(ns_word);
+           (BATCH + 1) * (size_t)s->t->nwords * sizeof(ns_word) +
+           (size_t)s->t->nops * ((s->pmark ? sizeof(uint32_t) : 0) + (s->order.rank ? 2 * sizeof(int) : 0));
 }
 
 static inline bool over_memory(const search *s)
@@ -397,6 +401,25 @@ static ns_status run_bfs(search *s)
     return NS_UNSOLVABLE;
 }
 
+/* GBFS and lazy search: the state's applicable operators into s->ops in
+ * successor order (succorder.h), its preferred ones s->pref[0..npref)
+ * marked in s->pmark; returns their number. */
+static int greedy_successors(search *s, int npref)
+{
+    int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
+    ns_succorder_sort(&s->order, s->ops, nops);
+    if (s->pref) {
+        if (++s->pstamp == 0) {
+            memset(s->pmark, 0, (size_t)s->t->nops * sizeof(uint32_t));
+            s->pstamp = 1;
+        }
+        for (int k = 0; k < npref; k++) s->pmark[s->pref[k]] = s->pstamp;
+    }
+    return nops;
+}
+
+static inline bool is_preferred(const search *s, int op) { return s->pref && s->pmark[op] == s->pstamp; }
+
 static inline uint64_t astar_key(int g, int h)
 {
     return (uint64_t)((int64_t)g + h) << 32 | (uint32_t)h;
@@ -437,13 +460,14 @@ static ns_status run_best_first(search *s, bool astar)
         load_state(s, cur);
         if (ns_task_is_goal(t, s->state)) return extract_plan(s, cur);
         const int g = s->gh[cur].g;
-        int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
-        int npref = 0, ip = 0;
+        int npref = 0;
         /* eager search: the preferred operators of the state being expanded
            come from evaluating it again (its h was computed at generation) */
         if (s->pref && evaluate(s, s->state, s->pref, &npref) == NS_H_INF) npref = 0;
         if (s->pref && s->o->preferred_fn && npref > 0)
             npref = s->o->preferred_fn(s->o->preferred_ctx, s->state, s->pref, npref, s->pref);
+        /* A*: operator-id order; GBFS: successor order (succorder.h) */
+        int nops = astar ? ns_succgen_applicable(&s->sg, s->state, s->ops) : greedy_successors(s, npref);
         for (int k = 0; k < nops; k++) {
             if (k % BATCH == 0) gen_batch(s, k, nops - k < BATCH ? nops : k + BATCH);
             const ns_word *succ = s->succ + (size_t)(k % BATCH) * (size_t)nw;
@@ -462,8 +486,7 @@ static ns_status run_best_first(search *s, bool astar)
                 if (h == NS_H_INF) continue; /* dead end: never queued */
                 ol_push(&s->open, astar ? astar_key(ng, h) : (uint64_t)h, id);
                 if (s->pref) {
-                    while (ip < npref && s->pref[ip] < op) ip++; /* both lists ascend */
-                    if (ip < npref && s->pref[ip] == op) ol_push(&s->popen, (uint64_t)h, id);
+                    if (is_preferred(s, op)) ol_push(&s->popen, (uint64_t)h, id);
                     if (h < best_h) {
                         best_h = h;
                         prio[1] -= 1000;
@@ -529,18 +552,14 @@ static ns_status run_lazy(search *s)
                 best_h = h;
             }
             r->expanded++;
-            int nops = ns_succgen_applicable(&s->sg, s->state, s->ops);
-            int ip = 0;
+            int nops = greedy_successors(s, npref);
             NS_GROW(E.v, E.cap, E.n + (size_t)nops);
             for (int k = 0; k < nops; k++) {
                 int op = s->ops[k];
                 uint32_t e = (uint32_t)E.n;
                 E.v[E.n++] = (lentry){cur, op};
                 ol_push(&s->open, (uint64_t)h, e);
-                if (s->pref) {
-                    while (ip < npref && s->pref[ip] < op) ip++; /* both lists ascend */
-                    if (ip < npref && s->pref[ip] == op) ol_push(&s->popen, (uint64_t)h, e);
-                }
+                if (is_preferred(s, op)) ol_push(&s->popen, (uint64_t)h, e);
             }
             r->generated += nops;
         }
@@ -652,10 +671,16 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
            before: A* never), lazy search with any evaluator */
         bool pref = o->preferred && (o->algo == NS_SEARCH_LAZY ||
                                      (o->algo == NS_SEARCH_GBFS && (o->evaluator || o->heuristic == NS_H_FF)));
-        if (pref) s.pref = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
+        if (pref) {
+            s.pref = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
+            s.pmark = ns_xcalloc((size_t)t->nops + 1, sizeof(uint32_t));
+        }
+        if (o->algo != NS_SEARCH_ASTAR) ns_succorder_init(&s.order, t);
         if (o->algo == NS_SEARCH_LAZY) st = run_lazy(&s);
         else st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
         free(s.pref);
+        free(s.pmark);
+        ns_succorder_free(&s.order);
         ns_evaluator_free(&s.own);
     }
     free(s.ops);

@@ -14,7 +14,8 @@
  * cheaper path only relinks).  The accepted landmarks are stored per state:
  * a new state inherits its parent's and adds those it reaches; reaching a
  * known state again keeps only the landmarks accepted on both paths.
- * Successors in operator-id order: deterministic. */
+ * Successors in Fast Downward's successor order (succorder.h):
+ * deterministic. */
 #ifndef NEXTSTATE_LAMA_H
 #define NEXTSTATE_LAMA_H
 

@@ -2,7 +2,10 @@
  * breadth-first search (optimal for unit cost), A* (optimal with an
  * admissible heuristic), greedy best-first search (satisficing).
  * Duplicate detection through the state registry; ties broken
- * deterministically (FIFO among equal keys), so two runs give the same plan. */
+ * deterministically (FIFO among equal keys), so two runs give the same plan.
+ * BFS and A* generate successors in operator-id order; GBFS, lazy search and
+ * LAMA in Fast Downward's successor order (succorder.h), which decides their
+ * ties. */
 #ifndef NEXTSTATE_SEARCH_H
 #define NEXTSTATE_SEARCH_H
 
