@@ -20,7 +20,8 @@
 #                 ~1–5 prompts/s per core — and the tables say which)
 #      SEEDS ("1 2 3"), STEPS (5000 AdamW steps, batch 128), LR (1e-3), POOL (128),
 #      MIN_TRAIN (10000), MIN_TEST (1000), MAX_PT (5000: largest problem kept, in transitions),
-#      MIN_PROBLEMS (10), MAX_CANDIDATES (300 generated problems tried per domain), TL (10 s per problem)
+#      MIN_PROBLEMS (10), MAX_CANDIDATES (300 generated problems tried per domain), DATA_BUDGET (600 s of
+#      candidate builds per domain; a domain that falls short is marked so), TL (10 s per problem)
 #      PLANS (64 optimal plans drawn per problem: Plan-Variant's held-out plans), EVALS (25 dev evaluations
 #      per run), NO_ACP=1 (generated problems only), TABLES_ONLY=1 (only rewrite the tables from OUT)
 #      Cells run in the nesting encoder > protocol > seed > domain: the first encoders finish everywhere first.
@@ -57,6 +58,7 @@ MIN_TEST=${MIN_TEST:-1000}
 MAX_PT=${MAX_PT:-5000}
 MIN_PROBLEMS=${MIN_PROBLEMS:-10}
 MAX_CANDIDATES=${MAX_CANDIDATES:-300}
+DATA_BUDGET=${DATA_BUDGET:-600}
 TEXT_MAX_STATES=${TEXT_MAX_STATES:-3000}
 NO_ACP=${NO_ACP:-0}
 PLANS=${PLANS:-64}
@@ -74,7 +76,7 @@ table="blocksworld|blocksworld|blocksworld-4ops|--blocks 9;--blocks 8
 depots|depot|depots|--crates 5;--crates 4
 ferry|ferry|ferry|--cars 7 --locations 2;--cars 6 --locations 3
 floortile|floortile|floor-tile|--rows 3 --columns 2
-goldminer|goldminer|gold-miner-typed|--rows 4 --cols 5;--rows 4 --cols 6
+goldminer|goldminer|gold-miner-typed|--rows 4 --cols 5;--rows 6 --cols 4
 grid|grid|grid|--x 6 --y 6 --keys 3 --locks 3;--x 6 --y 6 --keys 4 --locks 3
 logistics|logistics|logistics-strips|--packages 4 --cities 3
 rovers|rovers|rover|--objectives 4;--objectives 3
@@ -104,6 +106,7 @@ build_data() { # name shipped acp opts
     local name=$1 dom=$2 acp=$3 opts=$4 dir="$OUT/data/$1"
     [ -f "$dir/data/manifest.json" ] && return 0
     mkdir -p "$dir/cand" "$dir/problems"
+    rm -f "$dir/problems"/*.pddl "$dir/short"
     local dpddl="$NS_ROOT/domains/$dom/domain.pddl" list="$dir/accepted.txt" sel="$dir/selection.tsv"
     : >"$list"
     printf 'problem\tsource\tstates\ttransitions\taccepted\n' >"$sel"
@@ -119,7 +122,9 @@ build_data() { # name shipped acp opts
         for i in "${!optv[@]}"; do cands+=("gen|$i|$s"); done
     done
     declare -A seen=()
+    local t0=$SECONDS
     for c in "${cands[@]}"; do
+        [ $((SECONDS - t0)) -lt "$DATA_BUDGET" ] || break
         local src file key cdir sz st tr ok=no
         IFS='|' read -r src a b <<<"$c"
         if [ "$src" = acp ]; then
@@ -135,6 +140,7 @@ build_data() { # name shipped acp opts
         fi
         cdir="$dir/cand/$key"
         if [ ! -f "$cdir/done" ]; then
+            rm -rf "$cdir"
             "$NS" data build "$dpddl" "$file" -o "$cdir/data" --time-limit "$TL" --plans "$PLANS" --successors --quiet 2>>"$cdir.log" >&2
             mkdir -p "$cdir" && touch "$cdir/done"
         fi
