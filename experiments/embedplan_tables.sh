@@ -25,14 +25,14 @@
 #      PLANS (64 optimal plans drawn per problem: Plan-Variant's held-out plans), EVALS (25 dev evaluations
 #      per run), NO_ACP=1 (generated problems only), TABLES_ONLY=1 (only rewrite the tables from OUT)
 #      Cells run in the nesting encoder > protocol > seed > domain: the first encoders finish everywhere first.
-#      QUICK=1    the e2e test's size: ferry, generated problems only, small thresholds, pools of 16, 40 steps, literals and the random control
+#      QUICK=1    the e2e test's size: ferry, generated problems only, small thresholds, pools of 16, 20 steps, literals and the random control
 set -u
 OUT=${1:-results/embedplan_tables}
 if [ "${QUICK:-0}" = 1 ]; then
     DOMAINS=${DOMAINS:-ferry}
     ENCODERS=${ENCODERS:-builtin random}
     SEEDS=${SEEDS:-1 2}
-    STEPS=${STEPS:-40}
+    STEPS=${STEPS:-20}
     EVALS=${EVALS:-5}
     POOL=${POOL:-16}
     MIN_TRAIN=${MIN_TRAIN:-300}

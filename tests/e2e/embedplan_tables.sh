@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # experiments/embedplan_tables.sh at its quick size (QUICK=1: generated ferry problems, pools of 16,
-# two seeds, the literal encoder and the random control, 40 steps): the data meet the size targets,
+# two seeds, the literal encoder and the random control, 20 steps): the data meet the size targets,
 # the tables have one row per (domain, protocol, encoder), every rate lies in [0, 1] with Hit@1 <= Hit@5,
 # chance@5 is 5 / 16 on full pools, literals beat chance and the random control on Extrapolation, and
 # a second run resumes from the cache without training again.
