@@ -138,16 +138,10 @@ struct ns_heuristic {
     size_t static_bytes;
 };
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sorts and deduplicates a[0..n); returns the new length. */
 static int sort_unique(int *a, int n)
 {
-    qsort(a, (size_t)n, sizeof *a, cmp_int);
+    qsort(a, (size_t)n, sizeof *a, ns_cmp_int);
     int m = 0;
     for (int i = 0; i < n; i++)
         if (m == 0 || a[m - 1] != a[i]) a[m++] = a[i];
@@ -413,7 +407,7 @@ int ns_heuristic_preferred(const ns_heuristic *h, const ns_word *s, int *ops)
     int n = 0;
     for (int k = 0; k < h->nrplan; k++)
         if (ns_task_applicable(h->task, h->rplan[k], s)) ops[n++] = h->rplan[k];
-    qsort(ops, (size_t)n, sizeof(int), cmp_int);
+    qsort(ops, (size_t)n, sizeof(int), ns_cmp_int);
     return n;
 }
 

@@ -240,12 +240,6 @@ static bool same_set(const builder *b, int id, const int *atoms, int n)
     return true;
 }
 
-static int cmp_int(const void *x, const void *y)
-{
-    int a = *(const int *)x, c = *(const int *)y;
-    return (a > c) - (a < c);
-}
-
 /* The preconditions of predicate P of all first achievers fa[0..nfa), into
  * D (sorted); returns their number, or 0 when an achiever has none of P or
  * there are more than MAX_DISJ. */
@@ -269,7 +263,7 @@ static int disjunction_of(const builder *b, int P, int nfa, int *D)
         }
         if (!found) return 0;
     }
-    qsort(D, (size_t)nd, sizeof(int), cmp_int);
+    qsort(D, (size_t)nd, sizeof(int), ns_cmp_int);
     return nd;
 }
 

@@ -3,12 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
+#include "nextstate/util/util.h"
 
 /* qsort has no context argument in C11: the keys being compared. */
 typedef struct opkey {
@@ -31,7 +26,6 @@ static int cmp_key(const void *a, const void *b)
 void ns_succorder_init(ns_succorder *so, const ns_task *t)
 {
     const int no = t->nops;
-    so->nops = no;
     so->rank = ns_xmalloc(((size_t)no + 1) * sizeof(int));
     so->op = ns_xmalloc(((size_t)no + 1) * sizeof(int));
     size_t total = 0;
@@ -42,7 +36,7 @@ void ns_succorder_init(ns_succorder *so, const ns_task *t)
     for (int o = 0; o < no; o++) {
         const ns_op *op = &t->ops[o];
         memcpy(pool + off, ns_op_pre(t, op), (size_t)op->npre * sizeof(int));
-        qsort(pool + off, (size_t)op->npre, sizeof(int), cmp_int);
+        ns_sort_int(pool + off, op->npre);
         keys[o] = (opkey){o, op->npre, pool + off};
         off += (size_t)op->npre;
     }
@@ -65,17 +59,6 @@ void ns_succorder_free(ns_succorder *so)
 void ns_succorder_sort(const ns_succorder *so, int *ops, int n)
 {
     for (int i = 0; i < n; i++) ops[i] = so->rank[ops[i]];
-    if (n <= 16) { /* insertion sort: the common small case */
-        for (int i = 1; i < n; i++) {
-            int x = ops[i], j = i;
-            while (j > 0 && ops[j - 1] > x) {
-                ops[j] = ops[j - 1];
-                j--;
-            }
-            ops[j] = x;
-        }
-    } else {
-        qsort(ops, (size_t)n, sizeof(int), cmp_int);
-    }
+    ns_sort_int(ops, n);
     for (int i = 0; i < n; i++) ops[i] = so->op[ops[i]];
 }

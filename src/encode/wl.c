@@ -16,22 +16,6 @@
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static void sort_ints(int *a, int n)
-{
-    if (n <= 24) {
-        for (int i = 1; i < n; i++) {
-            int x = a[i], j = i - 1;
-            while (j >= 0 && a[j] > x) {
-                a[j + 1] = a[j];
-                j--;
-            }
-            a[j + 1] = x;
-        }
-    } else {
-        qsort(a, (size_t)n, sizeof(int), ns_cmp_int);
-    }
-}
-
 /* "name/arity" comparison, WLPlan's predicate order. */
 typedef struct named {
     const char *name;
@@ -52,7 +36,7 @@ static int cmp_name_arity(const void *a, const void *b)
 int ns_wl_make_key(int radix, bool multiset, const int *colours, const int *labels, int n, int own, int *key)
 {
     for (int i = 0; i < n; i++) key[i] = radix * colours[i] + labels[i];
-    sort_ints(key, n);
+    ns_sort_int(key, n);
     if (!multiset && n > 1) {
         int m = 1;
         for (int i = 1; i < n; i++)
@@ -431,7 +415,7 @@ static ns_status insert_colour_keys(ns_wl_vocab *v, const ns_json *ch, rawkey *k
                 for (int c = 0; c < k->v[q + 2]; c++) buf[len++] = v->radix * k->v[q + 1] + k->v[q];
             }
             if (st) break;
-            sort_ints(buf, len);
+            ns_sort_int(buf, len);
             buf[len++] = k->v[k->n - 1];
             key = buf;
         }
@@ -1036,7 +1020,7 @@ static void refine_layer(const ns_wl_vocab *v, ns_wl_vocab *ins, int t, int nn, 
             cout[u] = NS_WL_UNSEEN;
             continue;
         }
-        sort_ints(key, k);
+        ns_sort_int(key, k);
         if (!ms && k > 1) {
             int q = 1;
             for (int i = 1; i < k; i++)
@@ -1089,7 +1073,7 @@ static void run_wl(ns_wl_encoder *e, float *dense, int *layers)
 static int emit_sparse(ns_wl_encoder *e, int *idx, float *val)
 {
     int n = e->ntouched;
-    sort_ints(e->touched, n);
+    ns_sort_int(e->touched, n);
     for (int i = 0; i < n; i++) {
         int c = e->touched[i];
         idx[i] = c;
@@ -1214,7 +1198,7 @@ static int inc_colour(ns_wl_encoder *e, int t, int u)
         if (cv < 0) return NS_WL_UNSEEN;
         key[k++] = v->radix * cv + e->inc_lab[j];
     }
-    sort_ints(key, k);
+    ns_sort_int(key, k);
     if (!v->multiset && k > 1) {
         int q = 1;
         for (int i = 1; i < k; i++)
@@ -1373,7 +1357,7 @@ int ns_wl_action_features(const ns_wl_encoder *e, int op, int *idx, float *val)
             idx[n] = S + k * D + c;
             val[n++] = 1.0f;
         }
-        sort_ints(idx + start, n - start);
+        ns_sort_int(idx + start, n - start);
     }
     return n;
 }

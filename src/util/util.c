@@ -63,6 +63,22 @@ int ns_cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void ns_sort_int(int *a, int n)
+{
+    if (n > 24) {
+        qsort(a, (size_t)n, sizeof(int), ns_cmp_int);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        int x = a[i], j = i - 1;
+        while (j >= 0 && a[j] > x) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}
+
 void ns_grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
     if (need <= *cap) return;

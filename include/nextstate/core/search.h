@@ -4,8 +4,8 @@
  * Duplicate detection through the state registry; ties broken
  * deterministically (FIFO among equal keys), so two runs give the same plan.
  * BFS and A* generate successors in operator-id order; GBFS, lazy search and
- * LAMA in Fast Downward's successor order (succorder.h), which decides their
- * ties. */
+ * LAMA in a fixed order modelled on Fast Downward's (succorder.h: more
+ * preconditions first), which decides their ties. */
 #ifndef NEXTSTATE_SEARCH_H
 #define NEXTSTATE_SEARCH_H
 

@@ -16,8 +16,8 @@
  * relaxation serves every allergic child from one gluten-free sandwich), and
  * LAMA solved 5 of 25 IPC 2023 training problems (p50–p98, 5 s) where Fast
  * Downward's lama-first solves 18; in this order 16 or 17 (one finishes at
- * the limit), mostly in about FD's expansions; GBFS 8 -> 15, lazy 9 -> 15.  Plain FD order (fewest conditions first when one list is a
- * prefix of another) did as well on childsnack but cost expansions in
+ * the limit), mostly in about FD's expansions; GBFS 8 -> 15, lazy 9 -> 15.
+ * Plain FD order (fewest conditions first when one list is a prefix of another) did as well on childsnack but cost expansions in
  * ferry, satellite and rovers (it sails before debarking).
  *
  * The order is a permutation of operator ids computed once per task; sorting
@@ -28,7 +28,6 @@
 #include "nextstate/core/task.h"
 
 typedef struct ns_succorder {
-    int nops;
     int *rank; /* op -> position in the order */
     int *op;   /* position -> op */
 } ns_succorder;

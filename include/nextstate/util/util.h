@@ -20,6 +20,8 @@ char *ns_xstrdup(const char *s);
 int ns_cmp_str(const void *a, const void *b);
 int ns_cmp_int(const void *a, const void *b);
 int ns_cmp_i64(const void *a, const void *b);
+/* Sorts a[0..n) ascending (insertion sort for short arrays, else qsort). */
+void ns_sort_int(int *a, int n);
 
 /* Growable array: grows *arr (of element size sz) so that it holds at least
  * need elements; *cap is updated. */
