@@ -1,7 +1,7 @@
 /* model_load.c — CPU time of loading predictor model files, for
  * bench/learned.sh: each file is loaded REPEAT times (ns_predictor_load) and
  * the median CPU milliseconds per load printed with the file's format
- * version, trees and size.  For a version-1 file (XGBoost JSON inside) the
+ * version (3: its own container, 1–2: a params checkpoint), trees and size.  For a version-1 file (XGBoost JSON inside) the
  * part spent in libxgboost's JSON reader (ns_xgb_load_json, what loading
  * cost before the flat forest) is timed on its own too.  A learned-heuristic
  * file (hwl.h) is loaded by ns_hwl_load (version 0, no trees).
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
         ns_params raw;
         ns_ckpt_info info;
         double xgb_ms = -1;
-        if (!hwl && ns_params_read(&raw, path, &info, &e) == NS_OK) {
+        if (!hwl && ns_params_read(&raw, path, &info, &e) == NS_OK) { /* versions 1, 2: checkpoints */
             ns_json j;
             if (ns_json_parse(&j, info.meta, strlen(info.meta), path, &e) == NS_OK) {
                 int64_t v = 0, dim = 0, br = 0;
@@ -105,6 +105,9 @@ int main(int argc, char **argv)
         }
         FILE *f = fopen(path, "rb");
         long size = -1;
+        unsigned char head[12];
+        if (f && fread(head, 1, 12, f) == 12 && !memcmp(head, "NSPREDXG", 8)) /* version 3: own container */
+            version = head[8] | head[9] << 8 | head[10] << 16 | head[11] << 24;
         if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
         if (f) fclose(f);
         printf("{\"model\": \"%s\", \"version\": %d, \"bytes\": %ld, \"trees\": %d, \"load_cpu_ms\": %.3f", path,

@@ -7,18 +7,27 @@
 
 #include "nextstate/util/json.h"
 #include "nextstate/util/npy.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAGIC "NSFOREST"
-#define VERSION 1u
+#define VERSION 2u
 #define PREFIX 16u
-#define HEADER 20u /* nfeat, nout, ntrees, nnodes, base_score */
+#define HEADER_V1 20u /* nfeat, nout, ntrees, nnodes, base_score */
+#define HEADER_V2 32u /* the same, flags, two reserved words */
 
 void ns_forest_init(ns_forest *f) { memset(f, 0, sizeof *f); }
 
 void ns_forest_free(ns_forest *f)
 {
-    free(f->tree_root);
-    free(f->tree_out);
+    if (f->map.data) { /* tree_root, tree_out and cnodes point into it */
+        ns_filemap_free(&f->map);
+    } else {
+        free(f->tree_root);
+        free(f->tree_out);
+        free(f->cnodes);
+    }
     free(f->feat);
     free(f->value);
     free(f->left);
@@ -26,8 +35,16 @@ void ns_forest_free(ns_forest *f)
     free(f->default_left);
     free(f->nodes);
     free(f->missing);
-    free(f->cnodes);
     ns_forest_init(f);
+}
+
+/* Whether tree t adds to output t % nout for every t (XGBoost's order):
+ * the sums then run over whole rounds, output by output, in the same order. */
+static void set_round_major(ns_forest *f)
+{
+    f->round_major = true;
+    for (int t = 0; t < f->ntrees && f->round_major; t++)
+        if (f->tree_out[t] != t % f->nout) f->round_major = false;
 }
 
 static void alloc_arrays(ns_forest *f)
@@ -100,8 +117,40 @@ static void pack_general(ns_forest *f)
     }
 }
 
+/* The node arrays from the compact form (a version-2 forest has no others). */
+static void unpack(ns_forest *f)
+{
+    size_t n = (size_t)f->nnodes + 1;
+    f->feat = ns_xmalloc(n * sizeof(int32_t));
+    f->value = ns_xmalloc(n * sizeof(float));
+    f->left = ns_xmalloc(n * sizeof(int32_t));
+    f->right = ns_xmalloc(n * sizeof(int32_t));
+    f->default_left = ns_xmalloc(n);
+    for (int t = 0; t < f->ntrees; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        for (int i = lo; i < hi; i++) {
+            const ns_forest_cnode *c = &f->cnodes[i];
+            bool leaf = c->feat == 0xFFFF;
+            f->feat[i] = leaf ? -1 : (int32_t)c->feat;
+            f->value[i] = c->value;
+            f->left[i] = leaf ? -1 : lo + (c->left & 0x7FFF);
+            f->right[i] = leaf ? -1 : lo + (c->left & 0x7FFF) + 1;
+            f->default_left[i] = !leaf && (c->left & 0x8000);
+        }
+    }
+}
+
 void ns_forest_use_general(ns_forest *f)
 {
+    if (!f->feat) unpack(f);
+    if (f->map.data) { /* tree_root and tree_out into owned memory: the mapping goes */
+        size_t t = ((size_t)f->ntrees + 1) * sizeof(int32_t);
+        int32_t *r = ns_xmalloc(t), *o = ns_xmalloc(t);
+        memcpy(r, f->tree_root, (size_t)f->ntrees * sizeof(int32_t));
+        memcpy(o, f->tree_out, (size_t)f->ntrees * sizeof(int32_t));
+        f->tree_root = r, f->tree_out = o, f->cnodes = NULL;
+        ns_filemap_free(&f->map);
+    }
     free(f->cnodes);
     f->cnodes = NULL;
     if (!f->nodes) pack_general(f);
@@ -231,7 +280,7 @@ ns_status ns_forest_from_xgb_json(ns_forest *f, const char *text, size_t len, in
     }
     ns_json_free(&j);
     if (st == NS_OK) st = check(f, NULL, err);
-    if (st == NS_OK) pack(f);
+    if (st == NS_OK) pack(f), set_round_major(f);
     if (st != NS_OK) ns_forest_free(f);
     return st;
 }
@@ -262,28 +311,62 @@ static void put_f32s(ns_buf *b, const float *a, int n)
     }
 }
 
+/* Whether the compact form holds every split's children after it in its
+ * tree, as version 2 requires (XGBoost appends the children it splits). */
+static bool forward_only(const ns_forest *f)
+{
+    if (!f->cnodes) return false;
+    for (int t = 0; t < f->ntrees; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        for (int i = lo; i < hi; i++)
+            if (f->cnodes[i].feat != 0xFFFF && (int)(f->cnodes[i].left & 0x7FFF) <= i - lo) return false;
+    }
+    return true;
+}
+
+static void seal(ns_buf *out, size_t start, uint32_t crc)
+{
+    unsigned char c[4] = {(unsigned char)crc, (unsigned char)(crc >> 8), (unsigned char)(crc >> 16),
+                          (unsigned char)(crc >> 24)};
+    memcpy(out->data + start + 12, c, 4);
+}
+
 void ns_forest_save(const ns_forest *f, ns_buf *out)
 {
     size_t start = out->len;
+    bool v2 = forward_only(f);
     ns_buf_put(out, MAGIC, 8);
-    put_u32(out, VERSION);
-    put_u32(out, 0); /* CRC, filled below */
+    put_u32(out, v2 ? 2u : 1u);
+    put_u32(out, 0); /* checksum, filled below */
     put_u32(out, (uint32_t)f->nfeat);
     put_u32(out, (uint32_t)f->nout);
     put_u32(out, (uint32_t)f->ntrees);
     put_u32(out, (uint32_t)f->nnodes);
     put_f32s(out, &f->base_score, 1);
+    if (v2) {
+        put_u32(out, 0); /* flags */
+        put_u32(out, 0);
+        put_u32(out, 0);
+    }
     put_i32s(out, f->tree_root, f->ntrees);
     put_i32s(out, f->tree_out, f->ntrees);
+    if (v2) {
+        for (int i = 0; i < f->nnodes; i++) {
+            const ns_forest_cnode *c = &f->cnodes[i];
+            uint32_t u;
+            memcpy(&u, &c->value, 4);
+            put_u32(out, u);
+            put_u32(out, (uint32_t)c->feat | (uint32_t)c->left << 16);
+        }
+        seal(out, start, ns_crc32c(0, out->data + start + PREFIX, out->len - start - PREFIX));
+        return;
+    }
     put_i32s(out, f->feat, f->nnodes);
     put_f32s(out, f->value, f->nnodes);
     put_i32s(out, f->left, f->nnodes);
     put_i32s(out, f->right, f->nnodes);
     ns_buf_put(out, (const char *)f->default_left, (size_t)f->nnodes);
-    uint32_t crc = ns_crc32(0, out->data + start + PREFIX, out->len - start - PREFIX);
-    unsigned char c[4] = {(unsigned char)crc, (unsigned char)(crc >> 8), (unsigned char)(crc >> 16),
-                          (unsigned char)(crc >> 24)};
-    memcpy(out->data + start + 12, c, 4);
+    seal(out, start, ns_crc32(0, out->data + start + PREFIX, out->len - start - PREFIX));
 }
 
 static void get_i32s(int32_t *a, const unsigned char *p, int n)
@@ -295,44 +378,19 @@ static void get_i32s(int32_t *a, const unsigned char *p, int n)
 #endif
 }
 
-static ns_status load(ns_forest *f, const void *data, size_t len, const char *path, bool verify, ns_error *err);
-
-ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+/* Version 1: the node arrays, checked, then packed. */
+static ns_status load_v1(ns_forest *f, const unsigned char *p, size_t len, const char *path, bool verify,
+                         ns_error *err)
 {
-    return load(f, data, len, path, true, err);
-}
-
-ns_status ns_forest_load_checked(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
-{
-    return load(f, data, len, path, false, err);
-}
-
-static ns_status load(ns_forest *f, const void *data, size_t len, const char *path, bool verify, ns_error *err)
-{
-    ns_forest_init(f);
-    const unsigned char *p = data;
-    if (len < PREFIX + HEADER || memcmp(p, MAGIC, 8) != 0)
-        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate forest file (bad magic or too short)");
-    if (get_u32(p + 8) != VERSION)
-        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest file version %u (this build reads %u)",
-                            get_u32(p + 8), VERSION);
-    uint32_t nf = get_u32(p + 16), no = get_u32(p + 20), nt = get_u32(p + 24), nn = get_u32(p + 28);
-    if (nf == 0 || nf > (1u << 28) || no == 0 || no > (1u << 20) || nt > (1u << 26) || nn > (1u << 30))
-        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: sizes out of range");
-    uint64_t want = PREFIX + HEADER + 8ull * nt + 17ull * nn;
+    uint32_t nn = (uint32_t)f->nnodes, nt = (uint32_t)f->ntrees;
+    uint64_t want = PREFIX + HEADER_V1 + 8ull * nt + 17ull * nn;
     if ((uint64_t)len != want)
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
                             (unsigned long long)want);
     if (verify && ns_crc32(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
-    f->nfeat = (int)nf;
-    f->nout = (int)no;
-    f->ntrees = (int)nt;
-    f->nnodes = (int)nn;
-    uint32_t bsu = get_u32(p + 32);
-    memcpy(&f->base_score, &bsu, 4);
     alloc_arrays(f);
-    const unsigned char *q = p + PREFIX + HEADER;
+    const unsigned char *q = p + PREFIX + HEADER_V1;
     get_i32s(f->tree_root, q, f->ntrees);
     q += 4 * (size_t)nt;
     get_i32s(f->tree_out, q, f->ntrees);
@@ -355,8 +413,154 @@ static ns_status load(ns_forest *f, const void *data, size_t len, const char *pa
     memcpy(f->default_left, q, nn);
     ns_status st = check(f, path, err);
     if (st == NS_OK) pack(f);
+    return st;
+}
+
+/* Version 2's checks, in one pass over the nodes: trees in order, each of
+ * 1 … 0x8000 nodes, outputs in range; a split's feature in range and its
+ * children after it inside its tree (so every walk moves forward and ends
+ * at a leaf inside the tree). */
+static ns_status check_compact(const ns_forest *f, const char *path, ns_error *err)
+{
+    for (int t = 0; t < f->ntrees; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        if ((t == 0 && lo != 0) || lo < 0 || hi > f->nnodes || lo >= hi || hi - lo > 0x8000)
+            return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: tree %d has no nodes or too many", t);
+        if (f->tree_out[t] < 0 || f->tree_out[t] >= f->nout)
+            return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: tree %d: output %d out of range", t,
+                                (int)f->tree_out[t]);
+        const ns_forest_cnode *c = f->cnodes + lo;
+        int n = hi - lo;
+        unsigned bad = 0; /* branch-free: leaves and splits alternate unpredictably */
+        for (int i = 0; i < n; i++) {
+            int l = c[i].left & 0x7FFF;
+            bad |= (unsigned)(c[i].feat != 0xFFFF) & ((unsigned)(c[i].feat >= f->nfeat) | (unsigned)(l <= i) |
+                                                      (unsigned)(l + 1 >= n));
+        }
+        for (int i = 0; bad && i < n; i++) {
+            if (c[i].feat == 0xFFFF) continue;
+            int l = c[i].left & 0x7FFF;
+            if (c[i].feat >= f->nfeat || l <= i || l + 1 >= n)
+                return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                                    c[i].feat >= f->nfeat ? "forest: tree %d: feature out of range at node %d"
+                                                          : "forest: tree %d: node %d has a bad child",
+                                    t, i);
+        }
+    }
+    return NS_OK;
+}
+
+/* Version 2: the arrays in place at p when allowed (in_place: p outlives
+ * f), else copied. */
+static ns_status load_v2(ns_forest *f, const unsigned char *p, size_t len, const char *path, bool verify,
+                         bool in_place, ns_error *err)
+{
+    uint32_t nn = (uint32_t)f->nnodes, nt = (uint32_t)f->ntrees;
+    uint64_t want = PREFIX + HEADER_V2 + 8ull * nt + 8ull * nn;
+    if ((uint64_t)len != want)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
+                            (unsigned long long)want);
+    if (verify && ns_crc32c(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
+    if (get_u32(p + 36) != 0 || get_u32(p + 40) != 0 || get_u32(p + 44) != 0)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: unknown flags");
+    const unsigned char *q = p + PREFIX + HEADER_V2;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    in_place = in_place && ((uintptr_t)q & 3) == 0;
+#else
+    in_place = false;
+#endif
+    if (in_place) {
+        f->tree_root = (int32_t *)(uintptr_t)q;
+        f->tree_out = (int32_t *)(uintptr_t)(q + 4 * (size_t)nt);
+        f->cnodes = (ns_forest_cnode *)(uintptr_t)(q + 8 * (size_t)nt);
+    } else {
+        size_t t = (size_t)nt + 1;
+        f->tree_root = ns_xmalloc(t * sizeof(int32_t));
+        f->tree_out = ns_xmalloc(t * sizeof(int32_t));
+        f->cnodes = ns_xmalloc(((size_t)nn + 1) * sizeof(ns_forest_cnode));
+        get_i32s(f->tree_root, q, f->ntrees);
+        get_i32s(f->tree_out, q + 4 * (size_t)nt, f->ntrees);
+        const unsigned char *c = q + 8 * (size_t)nt;
+        for (uint32_t i = 0; i < nn; i++, c += 8) {
+            uint32_t u = get_u32(c), w = get_u32(c + 4);
+            memcpy(&f->cnodes[i].value, &u, 4);
+            f->cnodes[i].feat = (uint16_t)w;
+            f->cnodes[i].left = (uint16_t)(w >> 16);
+        }
+    }
+    return check_compact(f, path, err);
+}
+
+/* Loads data (either version); in_place: a version-2 forest may keep
+ * pointers into data (the caller then hands f the mapping). */
+static ns_status load(ns_forest *f, const void *data, size_t len, const char *path, bool verify, bool in_place,
+                      ns_error *err)
+{
+    ns_forest_init(f);
+    const unsigned char *p = data;
+    if (len < PREFIX + HEADER_V1 || memcmp(p, MAGIC, 8) != 0)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate forest file (bad magic or too short)");
+    uint32_t version = get_u32(p + 8);
+    if (version != 1 && version != 2)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest file version %u (this build reads 1 and %u)",
+                            version, VERSION);
+    if (version == 2 && len < PREFIX + HEADER_V2)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: too short for its header");
+    uint32_t nf = get_u32(p + 16), no = get_u32(p + 20), nt = get_u32(p + 24), nn = get_u32(p + 28);
+    if (nf == 0 || nf > (1u << 28) || no == 0 || no > (1u << 20) || nt > (1u << 26) || nn > (1u << 30) ||
+        (version == 2 && nf >= 0xFFFF))
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: sizes out of range");
+    f->nfeat = (int)nf;
+    f->nout = (int)no;
+    f->ntrees = (int)nt;
+    f->nnodes = (int)nn;
+    uint32_t bsu = get_u32(p + 32);
+    memcpy(&f->base_score, &bsu, 4);
+    ns_status st = version == 1 ? load_v1(f, p, len, path, verify, err)
+                                : load_v2(f, p, len, path, verify, in_place, err);
+    if (st == NS_OK) set_round_major(f);
+    return st;
+}
+
+ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+{
+    ns_status st = load(f, data, len, path, true, false, err);
     if (st != NS_OK) ns_forest_free(f);
     return st;
+}
+
+ns_status ns_forest_load_checked(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err)
+{
+    ns_status st = load(f, data, len, path, false, false, err);
+    if (st != NS_OK) ns_forest_free(f);
+    return st;
+}
+
+ns_status ns_forest_adopt(ns_forest *f, ns_filemap *map, size_t off, size_t len, const char *path, ns_error *err)
+{
+    ns_filemap m = *map;
+    memset(map, 0, sizeof *map);
+    if (off > m.len || len > m.len - off) {
+        ns_forest_init(f);
+        ns_filemap_free(&m);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: outside the file");
+    }
+    ns_status st = load(f, (const unsigned char *)m.data + off, len, path, false, true, err);
+    bool uses_map = st == NS_OK && f->cnodes && (const unsigned char *)f->cnodes >= (const unsigned char *)m.data &&
+                    (const unsigned char *)f->cnodes < (const unsigned char *)m.data + m.len;
+    if (st != NS_OK) {
+        /* pointers into m must not be freed: drop them before freeing the rest */
+        if ((const unsigned char *)f->tree_root >= (const unsigned char *)m.data &&
+            (const unsigned char *)f->tree_root < (const unsigned char *)m.data + m.len)
+            f->tree_root = NULL, f->tree_out = NULL, f->cnodes = NULL;
+        ns_forest_free(f);
+        ns_filemap_free(&m);
+        return st;
+    }
+    if (uses_map) f->map = m;
+    else ns_filemap_free(&m);
+    return NS_OK;
 }
 
 ns_status ns_forest_write(const ns_forest *f, const char *path, ns_error *err)
@@ -371,14 +575,25 @@ ns_status ns_forest_write(const ns_forest *f, const char *path, ns_error *err)
 
 ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err)
 {
-    char *data;
-    size_t len;
+    ns_filemap m;
     ns_forest_init(f);
-    ns_status st = ns_read_file(path, &data, &len, err);
+    ns_status st = ns_filemap_open(&m, path, err);
     if (st != NS_OK) return st;
-    st = ns_forest_load(f, data, len, path, err);
-    free(data);
-    return st;
+    if (m.len < PREFIX + HEADER_V1 || memcmp(m.data, MAGIC, 8) != 0) {
+        ns_filemap_free(&m);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate forest file (bad magic or too short)");
+    }
+    uint32_t version = get_u32((const unsigned char *)m.data + 8);
+    uint32_t want = get_u32((const unsigned char *)m.data + 12);
+    uint32_t got = version == 2   ? ns_crc32c(0, (const unsigned char *)m.data + PREFIX, m.len - PREFIX)
+                   : version == 1 ? ns_crc32(0, (const unsigned char *)m.data + PREFIX, m.len - PREFIX)
+                                  : want; /* load names the version */
+    if (got != want) {
+        ns_filemap_free(&m);
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
+    }
+    size_t len = m.len;
+    return ns_forest_adopt(f, &m, 0, len, path, err);
 }
 
 /* Trees walked in lockstep: their node loads are independent, so the
@@ -471,7 +686,7 @@ void ns_forest_memo_init(ns_forest_memo *m) { memset(m, 0, sizeof *m); }
 void ns_forest_memo_free(ns_forest_memo *m)
 {
     free(m->x), free(m->leaf), free(m->stamp), free(m->dirty), free(m->ftree_off), free(m->ftree);
-    free(m->path), free(m->plen);
+    free(m->path), free(m->thr), free(m->went_left), free(m->nan_left), free(m->plen);
     ns_forest_memo_init(m);
 }
 
@@ -482,21 +697,35 @@ static void walk_general(const ns_forest *f, ns_forest_memo *m, int t, const flo
 {
     int32_t nd = f->tree_root[t];
     const ns_forest_node *q = &f->nodes[nd];
+    uint16_t *path = m->path + (size_t)t * MEMO_PATH;
+    float *thr = m->thr + (size_t)t * MEMO_PATH;
+    unsigned went = 0, dl = 0;
     int depth = 0;
     while (q->feat >= 0) {
-        if (depth < MEMO_PATH) m->path[(size_t)t * MEMO_PATH + (size_t)depth] = (uint16_t)q->feat;
-        depth++;
         float v = x[q->feat];
+        bool nan_left = f->missing[nd] == q->left;
+        bool left = isnan(v) ? nan_left : v < q->value;
+        if (depth < MEMO_PATH) {
+            path[depth] = (uint16_t)q->feat;
+            thr[depth] = q->value;
+            went |= (unsigned)left << depth;
+            dl |= (unsigned)nan_left << depth;
+        }
+        depth++;
         nd = isnan(v) ? f->missing[nd] : (v < q->value ? q->left : q->right);
         q = &f->nodes[nd];
     }
+    for (int d = depth; d < MEMO_PATH; d++) path[d] = 0xFFFF;
     m->leaf[t] = q->value;
-    m->plen[t] = depth <= MEMO_PATH && f->nfeat <= 0xFFFF ? (uint8_t)depth : PATH_UNKNOWN;
+    m->went_left[t] = (uint8_t)went;
+    m->nan_left[t] = (uint8_t)dl;
+    m->plen[t] = depth <= MEMO_PATH && f->nfeat < 0xFFFF ? (uint8_t)depth : PATH_UNKNOWN;
 }
 
 /* Trees ts[0 … n) walked for x (the compact form in lockstep: independent
- * loads in flight), each one's leaf value and the features its path tests
- * (the first MEMO_PATH; more: unknown) recorded in m. */
+ * loads in flight), each one's leaf value and the features, thresholds and
+ * directions of its path (the first MEMO_PATH nodes; more: unknown)
+ * recorded in m. */
 static void walk_trees(const ns_forest *f, ns_forest_memo *m, const float *x, const int *ts, int n)
 {
     if (!f->cnodes) {
@@ -507,40 +736,82 @@ static void walk_trees(const ns_forest *f, ns_forest_memo *m, const float *x, co
         int L = n - k < FOREST_LANES ? n - k : FOREST_LANES;
         const ns_forest_cnode *base[FOREST_LANES], *q[FOREST_LANES];
         uint16_t *path[FOREST_LANES];
+        float *thr[FOREST_LANES];
+        unsigned went[FOREST_LANES], dl[FOREST_LANES];
         int depth[FOREST_LANES];
         for (int j = 0; j < L; j++) {
             base[j] = q[j] = f->cnodes + f->tree_root[ts[k + j]];
             path[j] = m->path + (size_t)ts[k + j] * MEMO_PATH;
+            thr[j] = m->thr + (size_t)ts[k + j] * MEMO_PATH;
+            went[j] = dl[j] = 0;
             depth[j] = 0;
         }
         for (bool live = true; live;) {
             live = false;
             for (int j = 0; j < L; j++) {
                 if (q[j]->feat == 0xFFFF) continue;
-                if (depth[j] < MEMO_PATH) path[j][depth[j]] = q[j]->feat;
-                depth[j]++;
                 float v = x[q[j]->feat];
                 unsigned l = q[j]->left;
-                q[j] = base[j] + (l & 0x7FFF) + (isnan(v) ? !(l >> 15) : !(v < q[j]->value));
+                unsigned right = isnan(v) ? !(l >> 15) : !(v < q[j]->value);
+                if (depth[j] < MEMO_PATH) {
+                    path[j][depth[j]] = q[j]->feat;
+                    thr[j][depth[j]] = q[j]->value;
+                    went[j] |= (right ^ 1u) << depth[j];
+                    dl[j] |= (l >> 15) << depth[j];
+                }
+                depth[j]++;
+                q[j] = base[j] + (l & 0x7FFF) + right;
                 live = true;
             }
         }
         for (int j = 0; j < L; j++) {
-            m->leaf[ts[k + j]] = q[j]->value;
-            m->plen[ts[k + j]] = depth[j] <= MEMO_PATH ? (uint8_t)depth[j] : PATH_UNKNOWN;
+            int t = ts[k + j];
+            for (int d = depth[j]; d < MEMO_PATH; d++) path[j][d] = 0xFFFF;
+            m->leaf[t] = q[j]->value;
+            m->went_left[t] = (uint8_t)went[j];
+            m->nan_left[t] = (uint8_t)dl[j];
+            m->plen[t] = depth[j] <= MEMO_PATH ? (uint8_t)depth[j] : PATH_UNKNOWN;
         }
     }
 }
 
-/* Whether tree t's last path tests feature j. */
-static inline bool on_path(const ns_forest_memo *m, int t, int j)
+/* Bit 2d (d < 8) set where the path p[0..8) tests feature j. */
+static inline unsigned path_hits(const uint16_t *p, int j)
 {
-    uint8_t len = m->plen[t];
-    if (len == PATH_UNKNOWN) return true;
-    const uint16_t *p = m->path + (size_t)t * MEMO_PATH;
-    for (int d = 0; d < len; d++)
-        if (p[d] == j) return true;
+#if defined(__SSE2__)
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(v, _mm_set1_epi16((short)(uint16_t)j))) & 0x5555u;
+#else
+    unsigned r = 0;
+    for (int d = 0; d < MEMO_PATH; d++)
+        if (p[d] == (uint16_t)j) r |= 1u << (2 * d);
+    return r;
+#endif
+}
+
+/* Whether tree t's last walk goes another way for the new value v of
+ * feature j (its path tests j at a node where v leads to the other child). */
+static inline bool turns(const ns_forest_memo *m, int t, int j, float v)
+{
+    if (m->plen[t] == PATH_UNKNOWN) return true;
+    unsigned hits = path_hits(m->path + (size_t)t * MEMO_PATH, j);
+    if (!hits) return false;
+    const float *thr = m->thr + (size_t)t * MEMO_PATH;
+    unsigned went = m->went_left[t], dl = m->nan_left[t];
+    bool nan = isnan(v);
+    do {
+        int d = __builtin_ctz(hits) >> 1;
+        hits &= hits - 1;
+        unsigned left = nan ? (dl >> d) & 1u : (unsigned)(v < thr[d]);
+        if (left != ((went >> d) & 1u)) return true;
+    } while (hits);
     return false;
+}
+
+static inline int node_feat(const ns_forest *f, int i)
+{
+    if (f->cnodes) return f->cnodes[i].feat == 0xFFFF ? -1 : (int)f->cnodes[i].feat;
+    return f->feat[i];
 }
 
 static void memo_build(const ns_forest *f, ns_forest_memo *m)
@@ -551,6 +822,9 @@ static void memo_build(const ns_forest *f, ns_forest_memo *m)
     m->stamp = ns_xcalloc(T, sizeof(uint32_t));
     m->dirty = ns_xmalloc(T * sizeof(int));
     m->path = ns_xmalloc(T * MEMO_PATH * sizeof(uint16_t));
+    m->thr = ns_xmalloc(T * MEMO_PATH * sizeof(float));
+    m->went_left = ns_xmalloc(T);
+    m->nan_left = ns_xmalloc(T);
     m->plen = ns_xmalloc(T);
     m->ftree_off = ns_xcalloc(F + 1, sizeof(int));
     /* each (feature, tree) pair once: last[feature] = the last tree counted */
@@ -562,7 +836,7 @@ static void memo_build(const ns_forest *f, ns_forest_memo *m)
         for (int t = 0; t < f->ntrees; t++) {
             int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
             for (int i = lo; i < hi; i++) {
-                int j = f->feat[i];
+                int j = node_feat(f, i);
                 if (j < 0 || last[j] == t) continue;
                 last[j] = t;
                 if (pass) m->ftree[fill[j]++] = t;
@@ -591,9 +865,10 @@ void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *
         }
         for (int j = 0; j < f->nfeat; j++) {
             if (memcmp(&x[j], &m->x[j], sizeof(float)) == 0) continue;
+            float v = x[j];
             for (int k = m->ftree_off[j]; k < m->ftree_off[j + 1]; k++) {
                 int t = m->ftree[k];
-                if (m->stamp[t] == m->now || !on_path(m, t, j)) continue;
+                if (m->stamp[t] == m->now || !turns(m, t, j, v)) continue;
                 m->stamp[t] = m->now;
                 m->dirty[n++] = t;
             }
@@ -603,5 +878,17 @@ void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *
     memcpy(m->x, x, sizeof(float) * (size_t)f->nfeat);
     m->valid = true;
     for (int k = 0; k < f->nout; k++) out[k] = f->base_score;
+    if (f->round_major) { /* a round at a time: each output's terms in tree order, as below */
+        int R = f->nout;
+        for (int t0 = 0; t0 < f->ntrees; t0 += R) {
+            const float *l = m->leaf + t0;
+            int w = f->ntrees - t0 < R ? f->ntrees - t0 : R, k = 0;
+#if defined(__SSE2__)
+            for (; k + 4 <= w; k += 4) _mm_storeu_ps(out + k, _mm_add_ps(_mm_loadu_ps(out + k), _mm_loadu_ps(l + k)));
+#endif
+            for (; k < w; k++) out[k] += l[k];
+        }
+        return;
+    }
     for (int t = 0; t < f->ntrees; t++) out[f->tree_out[t]] += m->leaf[t];
 }

@@ -9,10 +9,15 @@
 #include "nextstate/learn/loss.h"
 #include "nextstate/learn/nn.h"
 #include "nextstate/learn/optim.h"
+#include "nextstate/util/npy.h"
 #include "nextstate/util/util.h"
 
 #define PREDICTOR_FORMAT "nextstate-predictor"
-#define PREDICTOR_VERSION 2
+#define CKPT_VERSION 2 /* LSTM models: a params checkpoint (XGB ones up to version 2) */
+#define XGB_VERSION 3  /* XGB models: their own container, the forest used in place */
+#define XGB_MAGIC "NSPREDXG"
+#define XGB_HEADER 32u /* magic, u32 version, u32 meta bytes, u64 forest offset, u64 forest bytes */
+#define XGB_ALIGN 64u  /* the forest's offset in the file */
 
 void ns_predictor_config_init(ns_predictor_config *c)
 {
@@ -434,20 +439,58 @@ long ns_predictor_size(const ns_predictor *m)
     return (long)m->xgb.rounds;
 }
 
+static void put_le(ns_buf *b, uint64_t v, int bytes)
+{
+    unsigned char c[8];
+    for (int i = 0; i < bytes; i++) c[i] = (unsigned char)(v >> (8 * i));
+    ns_buf_put(b, c, (size_t)bytes);
+}
+
+static uint64_t get_le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+/* An XGB model file (predictor.h): header, description, the forest at a
+ * 64-byte boundary, CRC-32C of everything before it. */
+static ns_status save_xgb(const char *path, const ns_buf *meta, const ns_buf *forest, ns_error *err)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    size_t off = (XGB_HEADER + meta->len + XGB_ALIGN - 1) / XGB_ALIGN * XGB_ALIGN;
+    ns_buf_put(&b, XGB_MAGIC, 8);
+    put_le(&b, XGB_VERSION, 4);
+    put_le(&b, meta->len, 4);
+    put_le(&b, off, 8);
+    put_le(&b, forest->len, 8);
+    ns_buf_put(&b, meta->data, meta->len);
+    static const char zeros[XGB_ALIGN] = {0};
+    ns_buf_put(&b, zeros, off - b.len);
+    ns_buf_put(&b, forest->data, forest->len);
+    ns_buf_put(&b, zeros, (4 - b.len % 4) % 4);
+    put_le(&b, ns_crc32c(0, b.data, b.len), 4);
+    ns_status st = ns_write_file_atomic(path, b.data, b.len, err);
+    ns_buf_free(&b);
+    return st;
+}
+
 ns_status ns_predictor_save(const ns_predictor *m, const char *path, ns_error *err)
 {
+    bool xgb = m->kind == NS_PREDICTOR_XGB;
     ns_buf meta;
     ns_buf_init(&meta);
     ns_buf_printf(&meta, "{\"format\": \"%s\", \"version\": %d, \"model\": \"%s\", \"mode\": \"%s\", \"dim\": %d",
-                  PREDICTOR_FORMAT, PREDICTOR_VERSION, ns_predictor_kind_name(m->kind),
+                  PREDICTOR_FORMAT, xgb ? XGB_VERSION : CKPT_VERSION, ns_predictor_kind_name(m->kind),
                   ns_predictor_mode_name(m->mode), m->dim);
-    if (m->kind == NS_PREDICTOR_LSTM) ns_buf_printf(&meta, ", \"layers\": %d, \"hidden\": %d", m->dims.layers, m->dims.hidden);
+    if (!xgb) ns_buf_printf(&meta, ", \"layers\": %d, \"hidden\": %d", m->dims.layers, m->dims.hidden);
     ns_buf_puts(&meta, ", \"encoder\": ");
     ns_encoder_spec_write(&m->enc, &meta);
     ns_status st = NS_OK;
     ns_buf fb;
     ns_buf_init(&fb);
-    if (m->kind == NS_PREDICTOR_XGB) {
+    if (xgb) {
         ns_forest_save(&m->forest, &fb);
         ns_buf_printf(&meta, ", \"xgb\": {\"best_round\": %d, \"rounds\": %d, \"forest_bytes\": %zu}",
                       m->xgb.best_round, m->xgb.rounds, fb.len);
@@ -455,28 +498,129 @@ ns_status ns_predictor_save(const ns_predictor *m, const char *path, ns_error *e
     ns_buf_printf(&meta, ", \"train\": {\"best_epoch\": %d, \"best_val\": ", m->best_epoch);
     ns_json_put_num(&meta, m->best_val);
     ns_buf_printf(&meta, ", \"rows\": %ld, \"val_rows\": %ld}}", m->train_rows, m->val_rows);
-    if (st == NS_OK) {
+    if (xgb) {
+        st = save_xgb(path, &meta, &fb, err);
+    } else {
         ns_ckpt_opts o = {false, m->best_epoch, meta.data};
-        if (m->kind == NS_PREDICTOR_LSTM) {
-            st = ns_params_save(&m->params, path, &o, err);
-        } else {
-            /* the forest's bytes packed into float words */
-            ns_params fp;
-            ns_params_init(&fp);
-            int64_t words = (int64_t)((fb.len + 3) / 4);
-            ns_params_add(&fp, "forest", 1, &words, NS_INIT_ZEROS, 0);
-            st = ns_params_alloc(&fp, err);
-            if (st == NS_OK) {
-                float *w = ns_params_at(&fp, fp.data, "forest");
-                memset(w, 0, (size_t)words * 4);
-                memcpy(w, fb.data, fb.len);
-                st = ns_params_save(&fp, path, &o, err);
-            }
-            ns_params_free(&fp);
-        }
+        st = ns_params_save(&m->params, path, &o, err);
     }
     ns_buf_free(&fb);
     ns_buf_free(&meta);
+    return st;
+}
+
+/* The description's fields every version has (format, version in [lo, hi],
+ * model, mode, dim, encoder, train) into m; *ver its version. */
+static ns_status parse_meta(ns_predictor *m, const ns_json *j, const char *path, int64_t lo, int64_t hi,
+                            int64_t *ver, ns_error *err)
+{
+    const char *fmt = NULL, *kind = NULL, *mode = NULL;
+    int64_t dim = 0;
+    if (j->kind != NS_JSON_OBJECT || !ns_json_get_str(j, "format", &fmt) || strcmp(fmt, PREDICTOR_FORMAT) ||
+        !ns_json_get_int(j, "version", ver) || *ver < lo || *ver > hi || !ns_json_get_str(j, "model", &kind) ||
+        ns_predictor_kind_parse(kind) < 0 || !ns_json_get_str(j, "mode", &mode) || ns_predictor_mode_parse(mode) < 0 ||
+        !ns_json_get_int(j, "dim", &dim) || dim < 1 || dim > (1 << 24))
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                            "not a nextstate predictor of version %d..%d (format, model, mode or dim missing)",
+                            (int)lo, (int)hi);
+    m->kind = (ns_predictor_kind)ns_predictor_kind_parse(kind);
+    m->mode = (ns_predictor_mode)ns_predictor_mode_parse(mode);
+    m->dim = (int)dim;
+    ns_status st = ns_encoder_spec_parse(&m->enc, ns_json_get(j, "encoder"), path, err);
+    if (st != NS_OK) return st;
+    if (ns_encoder_spec_dim(&m->enc) != m->dim)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "the model has dimension %d but its encoder %d", m->dim,
+                            ns_encoder_spec_dim(&m->enc));
+    const ns_json *tj = ns_json_get(j, "train");
+    int64_t be = 0;
+    if (tj && ns_json_get_int(tj, "best_epoch", &be)) m->best_epoch = (int)be;
+    const ns_json *bv = tj ? ns_json_get(tj, "best_val") : NULL;
+    m->best_val = bv && bv->kind == NS_JSON_NUMBER ? bv->number : NAN;
+    return NS_OK;
+}
+
+/* An XGB predictor's forest dimensions against its description. */
+static ns_status check_forest(const ns_predictor *m, int64_t br, const char *path, ns_error *err)
+{
+    if (m->forest.nfeat != 2 * m->dim || m->forest.nout != m->dim || m->forest.ntrees != (int)(br + 1) * m->dim)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                            "XGB predictor: the forest has %d inputs, %d outputs, %d trees; expected %d, %d, %d",
+                            m->forest.nfeat, m->forest.nout, m->forest.ntrees, 2 * m->dim, m->dim,
+                            (int)(br + 1) * m->dim);
+    return NS_OK;
+}
+
+/* Prefixes err's message with "XGB predictor: " (an input error). */
+static ns_status xgb_input_error(ns_error *err, const char *path)
+{
+    if (err) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        if (strncmp(msg, "XGB predictor: ", 15) != 0) ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: %s", msg);
+        else err->code = NS_ERR_INPUT;
+    }
+    return NS_ERR_INPUT;
+}
+
+/* Version 3 (an XGB model in its own container), from the file's bytes in
+ * map (taken over: the forest keeps it mapped and uses it in place). */
+static ns_status load_xgb_file(ns_predictor *m, ns_filemap *map, const char *path, ns_error *err)
+{
+    const unsigned char *p = map->data;
+    size_t len = map->len;
+    ns_json j;
+    memset(&j, 0, sizeof j);
+    ns_status st = NS_OK;
+    if (len < XGB_HEADER + 4) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "truncated XGB predictor file (%zu bytes)", len);
+        goto out;
+    }
+    uint64_t ver = get_le(p + 8, 4), mlen = get_le(p + 12, 4), off = get_le(p + 16, 8), flen = get_le(p + 24, 8);
+    if (ver != XGB_VERSION) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor file version %llu (this build reads %d)",
+                          (unsigned long long)ver, XGB_VERSION);
+        goto out;
+    }
+    uint32_t want = (uint32_t)get_le(p + len - 4, 4), got = ns_crc32c(0, p, len - 4);
+    if (want != got) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
+                          "XGB predictor checksum mismatch (stored %08x, computed %08x): corrupt or truncated file",
+                          want, got);
+        goto out;
+    }
+    if (mlen > len - 4 - XGB_HEADER || off < XGB_HEADER + mlen || off > len - 4 || flen > len - 4 - off) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: sections outside the file");
+        goto out;
+    }
+    st = ns_json_parse(&j, (const char *)p + XGB_HEADER, (size_t)mlen, path, err);
+    if (st != NS_OK) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate predictor (its description is not JSON)");
+        goto out;
+    }
+    int64_t v = 0, br = 0, rounds = 0, fbytes = 0;
+    if ((st = parse_meta(m, &j, path, XGB_VERSION, XGB_VERSION, &v, err)) != NS_OK) goto out;
+    const ns_json *xj = ns_json_get(&j, "xgb");
+    if (m->kind != NS_PREDICTOR_XGB || !xj || !ns_json_get_int(xj, "best_round", &br) || br < 0 || br >= (1 << 24) ||
+        !ns_json_get_int(xj, "rounds", &rounds) || rounds <= br || !ns_json_get_int(xj, "forest_bytes", &fbytes) ||
+        fbytes < 0 || (uint64_t)fbytes != flen) {
+        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: best_round, rounds or forest_bytes missing");
+        goto out;
+    }
+    /* the file's CRC covers the forest's bytes */
+    st = ns_forest_adopt(&m->forest, map, (size_t)off, (size_t)flen, path, err);
+    if (st == NS_OK) st = check_forest(m, br, path, err);
+    if (st == NS_OK) {
+        m->xgb.nfeat = 2 * m->dim;
+        m->xgb.nout = m->dim;
+        m->xgb.best_round = (int)br;
+        m->xgb.rounds = (int)rounds;
+    } else {
+        st = xgb_input_error(err, path);
+    }
+out:
+    ns_filemap_free(map); /* a no-op once the forest took it */
+    ns_json_free(&j);
+    if (st != NS_OK) ns_predictor_free(m);
     return st;
 }
 
@@ -485,9 +629,15 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
     memset(m, 0, sizeof *m);
     ns_params_init(&m->params);
     ns_xgb_init(&m->xgb);
+    ns_filemap map;
+    ns_status st = ns_filemap_open(&map, path, err);
+    if (st != NS_OK) return st;
+    if (map.len >= 8 && memcmp(map.data, XGB_MAGIC, 8) == 0) return load_xgb_file(m, &map, path, err);
+    ns_filemap_free(&map);
+    /* versions 1 and 2 (and LSTM models): a params checkpoint */
     ns_params raw;
     ns_ckpt_info info;
-    ns_status st = ns_params_read(&raw, path, &info, err);
+    st = ns_params_read(&raw, path, &info, err);
     if (st != NS_OK) return st;
     size_t file_count = ns_params_count(&raw); /* the file's own tensor table */
     ns_json j;
@@ -497,33 +647,8 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
         ns_ckpt_info_free(&info);
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "not a nextstate predictor (its description is not JSON)");
     }
-    const char *fmt = NULL, *kind = NULL, *mode = NULL;
-    int64_t ver = 0, dim = 0, layers = 0, hidden = 0;
-    if (j.kind != NS_JSON_OBJECT || !ns_json_get_str(&j, "format", &fmt) || strcmp(fmt, PREDICTOR_FORMAT) ||
-        !ns_json_get_int(&j, "version", &ver) || ver < 1 || ver > PREDICTOR_VERSION ||
-        !ns_json_get_str(&j, "model", &kind) ||
-        ns_predictor_kind_parse(kind) < 0 || !ns_json_get_str(&j, "mode", &mode) || ns_predictor_mode_parse(mode) < 0 ||
-        !ns_json_get_int(&j, "dim", &dim) || dim < 1 || dim > (1 << 24)) {
-        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
-                          "not a nextstate predictor of version 1..%d (format, model, mode or dim missing)",
-                          PREDICTOR_VERSION);
-        goto out;
-    }
-    m->kind = (ns_predictor_kind)ns_predictor_kind_parse(kind);
-    m->mode = (ns_predictor_mode)ns_predictor_mode_parse(mode);
-    m->dim = (int)dim;
-    st = ns_encoder_spec_parse(&m->enc, ns_json_get(&j, "encoder"), path, err);
-    if (st != NS_OK) goto out;
-    if (ns_encoder_spec_dim(&m->enc) != m->dim) {
-        st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "the model has dimension %d but its encoder %d", m->dim,
-                          ns_encoder_spec_dim(&m->enc));
-        goto out;
-    }
-    const ns_json *tj = ns_json_get(&j, "train");
-    int64_t be = 0;
-    if (tj && ns_json_get_int(tj, "best_epoch", &be)) m->best_epoch = (int)be;
-    const ns_json *bv = tj ? ns_json_get(tj, "best_val") : NULL;
-    m->best_val = bv && bv->kind == NS_JSON_NUMBER ? bv->number : NAN;
+    int64_t ver = 0, layers = 0, hidden = 0;
+    if ((st = parse_meta(m, &j, path, 1, CKPT_VERSION, &ver, err)) != NS_OK) goto out;
     if (m->kind == NS_PREDICTOR_LSTM) {
         if (!ns_json_get_int(&j, "layers", &layers) || layers < 1 || layers > NS_LSTM_MAX_LAYERS ||
             !ns_json_get_int(&j, "hidden", &hidden) || hidden < 1 || hidden > (1 << 16)) {
@@ -570,19 +695,9 @@ ns_status ns_predictor_load(ns_predictor *m, const char *path, ns_error *err)
             }
             /* the checkpoint's CRC (ns_params_read) covers these bytes */
             st = ns_forest_load_checked(&m->forest, w, (size_t)fbytes, path, err);
-            if (st == NS_OK && (m->forest.nfeat != 2 * m->dim || m->forest.nout != m->dim ||
-                                m->forest.ntrees != (int)(br + 1) * m->dim))
-                st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
-                                  "XGB predictor: the forest has %d inputs, %d outputs, %d trees; expected %d, %d, %d",
-                                  m->forest.nfeat, m->forest.nout, m->forest.ntrees, 2 * m->dim, m->dim,
-                                  (int)(br + 1) * m->dim);
+            if (st == NS_OK) st = check_forest(m, br, path, err);
         }
-        if (st != NS_OK && err) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor: %s", msg);
-            st = NS_ERR_INPUT;
-        }
+        if (st != NS_OK) st = xgb_input_error(err, path);
         if (st == NS_OK) {
             m->xgb.nfeat = 2 * m->dim;
             m->xgb.nout = m->dim;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,6 +235,52 @@ ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err)
     *out = b.data;
     if (len) *len = b.len;
     return NS_OK;
+}
+
+ns_status ns_filemap_open(ns_filemap *m, const char *path, ns_error *err)
+{
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return ns_error_set(err, NS_ERR_IO, path, 0, 0, "cannot stat: %s", strerror(e));
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        close(fd);
+        return ns_error_set(err, NS_ERR_IO, path, 0, 0, "is a directory, not a file");
+    }
+    if (S_ISREG(sb.st_mode) && sb.st_size > 0 && (uint64_t)sb.st_size <= (uint64_t)SIZE_MAX) {
+        int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+        flags |= MAP_POPULATE; /* one call maps every page instead of a fault per 64 KB */
+#endif
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, flags, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            m->data = p;
+            m->len = (size_t)sb.st_size;
+            m->mapped = true;
+            return NS_OK;
+        }
+    }
+    close(fd);
+    char *buf;
+    size_t len;
+    ns_status st = ns_read_file(path, &buf, &len, err);
+    if (st != NS_OK) return st;
+    m->data = buf;
+    m->len = len;
+    return NS_OK;
+}
+
+void ns_filemap_free(ns_filemap *m)
+{
+    if (m->mapped) munmap(m->data, m->len);
+    else free(m->data);
+    memset(m, 0, sizeof *m);
 }
 
 ns_status ns_read_text_file(const char *path, char **out, size_t *len, ns_error *err)

@@ -2,12 +2,19 @@
  * flat node arrays, without libxgboost.
  *
  * Built once from XGBoost's JSON model text (ns_forest_from_xgb_json), then
- * saved as a compact binary file that loads in milliseconds:
- *   "NSFOREST" (8 bytes), u32 version (1), u32 CRC-32 of every byte after
- *   the 16-byte prefix, then u32 nfeat, nout, ntrees, nnodes, f32 base_score,
- *   i32 tree_root[ntrees], i32 tree_out[ntrees], i32 feat[nnodes] (−1 at a
- *   leaf), f32 value[nnodes] (split threshold, or leaf value), i32
- *   left[nnodes], i32 right[nnodes], u8 default_left[nnodes]; little endian.
+ * saved as a compact binary file that is used in place (no per-node
+ * parsing), little endian:
+ *   version 2: "NSFOREST" (8 bytes), u32 version (2), u32 CRC-32C of every
+ *   byte after the 16-byte prefix, then u32 nfeat, nout, ntrees, nnodes, f32
+ *   base_score, u32 flags (0), u32 reserved[2] (0), i32 tree_root[ntrees],
+ *   i32 tree_out[ntrees], then the nodes in the compact form below, 8 bytes
+ *   each (f32 value, u16 feat, u16 left).  Every split's children follow it
+ *   in its tree, so a walk always moves forward and ends.
+ *   version 1 (still read; written for a forest the compact form cannot
+ *   hold): u32 CRC-32 (IEEE) in the prefix, then u32 nfeat, nout, ntrees,
+ *   nnodes, f32 base_score, i32 tree_root[ntrees], i32 tree_out[ntrees], i32
+ *   feat[nnodes] (−1 at a leaf), f32 value[nnodes] (split threshold, or leaf
+ *   value), i32 left[nnodes], i32 right[nnodes], u8 default_left[nnodes].
  *
  * Prediction: out[k] = base_score, then for every tree in order, in float,
  * out[tree_out[t]] += leaf reached, going left when x[feat] < threshold and,
@@ -43,7 +50,10 @@ typedef struct ns_forest_cnode {
 typedef struct ns_forest {
     int nfeat, nout, ntrees, nnodes;
     float base_score;
+    bool round_major;              /* tree t adds to output t % nout (XGBoost's order) */
     int32_t *tree_root, *tree_out; /* [ntrees] */
+    /* the node arrays as read from JSON or a version-1 file (NULL after a
+     * version-2 file, which holds the compact form only): */
     int32_t *feat;                 /* [nnodes] */
     float *value;                  /* [nnodes] */
     int32_t *left, *right;         /* [nnodes] */
@@ -51,6 +61,8 @@ typedef struct ns_forest {
     ns_forest_cnode *cnodes;       /* [nnodes]: the compact form, or NULL: */
     ns_forest_node *nodes;         /* [nnodes]: the general one (only without cnodes) */
     int32_t *missing;              /* [nnodes]: child taken for a NaN input (with nodes) */
+    ns_filemap map;                /* when map.data is set, tree_root, tree_out and cnodes
+                                      point into it (a version-2 file used in place) */
 } ns_forest;
 
 void ns_forest_init(ns_forest *f);
@@ -64,16 +76,23 @@ void ns_forest_free(ns_forest *f);
 ns_status ns_forest_from_xgb_json(ns_forest *f, const char *text, size_t len, int nfeat, int nout, int ntrees,
                                   ns_error *err);
 
-/* Appends the binary form to out. */
+/* Appends the binary form to out: version 2, or version 1 when a split's
+ * children do not follow it as the compact form needs. */
 void ns_forest_save(const ns_forest *f, ns_buf *out);
-/* Loads data[0..len) made by ns_forest_save: a wrong magic, version,
- * checksum, size or an inconsistent tree (child out of its tree, a cycle,
- * feature or output out of range) is NS_ERR_INPUT naming path. */
+/* Loads data[0..len) made by ns_forest_save (either version; copied): a
+ * wrong magic, version, checksum, size or an inconsistent tree (child out of
+ * its tree, a cycle, feature or output out of range) is NS_ERR_INPUT naming
+ * path. */
 ns_status ns_forest_load(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err);
-/* The same without the CRC-32 pass, for bytes whose integrity the caller
- * has checked (a checkpoint's own CRC covers its "forest" tensor); every
- * other check stays. */
+/* The same without the checksum pass, for bytes whose integrity the caller
+ * has checked (a model file's own checksum covers its forest); every other
+ * check stays. */
 ns_status ns_forest_load_checked(ns_forest *f, const void *data, size_t len, const char *path, ns_error *err);
+/* ns_forest_load_checked of map->data[off .. off + len), taking the mapping
+ * over (*map is emptied, also on failure): a version-2 forest is used in
+ * place when the host is little endian and the bytes 4-aligned, else copied
+ * and the mapping released. */
+ns_status ns_forest_adopt(ns_forest *f, ns_filemap *map, size_t off, size_t len, const char *path, ns_error *err);
 ns_status ns_forest_write(const ns_forest *f, const char *path, ns_error *err);
 ns_status ns_forest_read(ns_forest *f, const char *path, ns_error *err);
 
@@ -86,10 +105,11 @@ void ns_forest_predict(const ns_forest *f, const float *X, int n, float *out);
 
 /* Predictions one input after another, as search makes them: the leaf each
  * tree reached for the last input is kept with the features its path
- * tested, and for the next one only the trees whose path tested a feature
- * whose value changed are walked again (found through an index from
- * features to the trees splitting on them, built at the first call), since
- * the others reach the same leaf; the sums are then
+ * tested and the way it went at each, and for the next one only the trees
+ * whose path tested a feature whose new value goes the other way there are
+ * walked again (found through an index from features to the trees
+ * splitting on them, built at the first call), since the others reach the
+ * same leaf; the sums are then
  * formed in tree order as ns_forest_predict forms them, so the outputs are
  * the same to the bit.  A memo serves one forest. */
 typedef struct ns_forest_memo {
@@ -97,8 +117,11 @@ typedef struct ns_forest_memo {
     float *leaf;            /* [ntrees] each tree's leaf value for it */
     uint32_t *stamp, now;   /* [ntrees] trees queued in this call */
     int *dirty;             /* [ntrees] the queue */
-    uint16_t *path;         /* [ntrees × 8] the features each tree's path tested */
-    uint8_t *plen;          /* [ntrees] how many (0xFF: more than 8) */
+    uint16_t *path;         /* [ntrees × 8] the features each tree's path tested (0xFFFF past its end) */
+    float *thr;             /* [ntrees × 8] their thresholds */
+    uint8_t *went_left;     /* [ntrees] bit d: the walk left the node at depth d to the left */
+    uint8_t *nan_left;      /* [ntrees] bit d: that node sends a missing input left */
+    uint8_t *plen;          /* [ntrees] path length (0xFF: more than 8, or no record) */
     int *ftree_off, *ftree; /* features -> the trees splitting on them (CSR) */
     bool valid;             /* x and leaf hold a prediction */
 } ns_forest_memo;

@@ -63,5 +63,10 @@ ns_status ns_npy_read_listed(const char *dir, const struct ns_json *files, const
 
 /* CRC-32 (IEEE, as zlib's crc32): pass 0 to start, the previous value to continue. */
 uint32_t ns_crc32(uint32_t crc, const void *data, size_t len);
+/* CRC-32C (Castagnoli, as iSCSI's and ext4's), the same way: with the SSE4.2
+ * instruction where the CPU has it (several GB/s), else from a table;
+ * ns_crc32c_portable always takes the table (tests compare the two). */
+uint32_t ns_crc32c(uint32_t crc, const void *data, size_t len);
+uint32_t ns_crc32c_portable(uint32_t crc, const void *data, size_t len);
 
 #endif

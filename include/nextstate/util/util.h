@@ -73,6 +73,17 @@ double ns_cpu_now(void);
 
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
 ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err);
+/* A file's bytes, mapped read-only (mmap, pages read ahead) or, where the
+ * file cannot be mapped (a pipe, an empty file), read into memory; either
+ * way data[0..len) stays valid until ns_filemap_free.  Loaders that use a
+ * file's arrays in place own one. */
+typedef struct ns_filemap {
+    void *data;
+    size_t len;
+    bool mapped; /* data is a mapping (munmap), else malloc'ed */
+} ns_filemap;
+ns_status ns_filemap_open(ns_filemap *m, const char *path, ns_error *err);
+void ns_filemap_free(ns_filemap *m);
 /* Reads a text file: a NUL byte is an input error located at its line:col,
  * and a leading UTF-8 byte-order mark is dropped. */
 ns_status ns_read_text_file(const char *path, char **out, size_t *len, ns_error *err);
