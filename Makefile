@@ -14,7 +14,9 @@ SAN     ?= 0
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude $(XCFLAGS)
-LDLIBS  += -lxgboost -lm
+# libxgboost is dlopen'ed by xgb.c when training (not linked: planning
+# processes do not load it); glibc ≥ 2.34 has dlopen in libc.
+LDLIBS  += -lm
 NOBLAS  ?= 0
 
 ifeq ($(NOBLAS),1)

@@ -14,6 +14,11 @@
  * bit-identical models (with nthread 1; more threads may change float
  * summation order).  Silent: verbosity 0, nothing printed.
  *
+ * libxgboost is loaded at run time (dlopen of libxgboost.so.0, at the first
+ * train or load; never unloaded), so programs that only plan with flat
+ * forests (forest.h) neither link it nor pay for loading it; without it
+ * these functions fail with NS_ERR_UNSUPPORTED.
+ *
  * An ns_xgb is not safe to use from several threads at once. */
 #ifndef NEXTSTATE_XGB_H
 #define NEXTSTATE_XGB_H
@@ -35,8 +40,11 @@ typedef struct ns_xgb_params {
 /* max_depth 8, eta 0.1, max_rounds 1000, early_stop 10, nthread 1, seed 0. */
 void ns_xgb_params_default(ns_xgb_params *p);
 
+struct ns_xgb_api; /* libxgboost's entry points (xgb.c) */
+
 typedef struct ns_xgb {
     void *booster;        /* XGBoost BoosterHandle; NULL when the model is empty */
+    struct ns_xgb_api *api; /* set with booster */
     int nfeat, nout;      /* input and output widths */
     int best_round;       /* 0-based; predictions use rounds [0, best_round] */
     int rounds;           /* rounds the booster holds (trained, or in the loaded text) */
