@@ -827,29 +827,41 @@ static void memo_build(const ns_forest *f, ns_forest_memo *m)
     m->nan_left = ns_xmalloc(T);
     m->plen = ns_xmalloc(T);
     m->ftree_off = ns_xcalloc(F + 1, sizeof(int));
-    /* each (feature, tree) pair once: last[feature] = the last tree counted */
-    int *last = ns_xmalloc(F * sizeof(int));
-    for (int pass = 0; pass < 2; pass++) {
-        int *fill = pass ? ns_xmalloc(F * sizeof(int)) : NULL;
-        if (pass) memcpy(fill, m->ftree_off, F * sizeof(int));
-        for (size_t j = 0; j < F; j++) last[j] = -1;
-        for (int t = 0; t < f->ntrees; t++) {
-            int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
-            for (int i = lo; i < hi; i++) {
-                int j = node_feat(f, i);
-                if (j < 0 || last[j] == t) continue;
-                last[j] = t;
-                if (pass) m->ftree[fill[j]++] = t;
-                else m->ftree_off[j + 1]++;
-            }
+    /* each (feature, tree) pair once: last[feature] = the last tree counted.
+     * Branch-free (leaves and splits alternate unpredictably): a leaf counts
+     * as feature nfeat, a slot past the real ones, and leaves and repeated
+     * pairs are written into the spare slot ftree[total]. */
+    int nf = f->nfeat;
+    int *last = ns_xmalloc(F * sizeof(int)), *cnt = ns_xcalloc(F + 1, sizeof(int));
+    for (size_t j = 0; j < F; j++) last[j] = -1;
+    for (int t = 0; t < f->ntrees; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        for (int i = lo; i < hi; i++) {
+            int j = node_feat(f, i);
+            j = j < 0 ? nf : j;
+            cnt[j] += last[j] != t;
+            last[j] = t;
         }
-        if (!pass) {
-            for (int j = 0; j < f->nfeat; j++) m->ftree_off[j + 1] += m->ftree_off[j];
-            m->ftree = ns_xmalloc(((size_t)m->ftree_off[f->nfeat] + 1) * sizeof(int));
+    }
+    for (int j = 0; j < nf; j++) m->ftree_off[j + 1] = m->ftree_off[j] + cnt[j];
+    int total = m->ftree_off[nf];
+    m->ftree = ns_xmalloc(((size_t)total + 1) * sizeof(int));
+    int *fill = cnt; /* reused: the next free position of each feature's list */
+    memcpy(fill, m->ftree_off, (size_t)nf * sizeof(int));
+    for (size_t j = 0; j < F; j++) last[j] = -1;
+    for (int t = 0; t < f->ntrees; t++) {
+        int lo = f->tree_root[t], hi = t + 1 < f->ntrees ? f->tree_root[t + 1] : f->nnodes;
+        for (int i = lo; i < hi; i++) {
+            int j = node_feat(f, i);
+            j = j < 0 ? nf : j;
+            int fresh = j < nf && last[j] != t;
+            m->ftree[fresh ? fill[j] : total] = t;
+            fill[j] += fresh;
+            last[j] = t;
         }
-        free(fill);
     }
     free(last);
+    free(cnt);
 }
 
 void ns_forest_predict_memo(const ns_forest *f, ns_forest_memo *m, const float *x, float *out)
