@@ -24,14 +24,15 @@ static inline const char *fuzz_path(const char *name)
 }
 
 /* Writes data to path; with fix_crc, the last 4 bytes become the CRC-32 of
- * the rest (as nextstate's checkpoints end), so mutations reach the parser
- * behind the checksum. */
+ * the rest (as nextstate's checkpoints end; CRC-32C for XGB predictor files,
+ * magic "NSPREDXG"), so mutations reach the parser behind the checksum. */
 static inline int fuzz_write(const char *path, const uint8_t *data, size_t size, int fix_crc)
 {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
     if (fix_crc && size >= 4) {
-        uint32_t c = ns_crc32(0, data, size - 4);
+        uint32_t c = size >= 8 && !memcmp(data, "NSPREDXG", 8) ? ns_crc32c(0, data, size - 4)
+                                                               : ns_crc32(0, data, size - 4);
         uint8_t tail[4] = {(uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16), (uint8_t)(c >> 24)};
         fwrite(data, 1, size - 4, f);
         fwrite(tail, 1, 4, f);

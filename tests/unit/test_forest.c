@@ -2,7 +2,9 @@
  * libxgboost: models trained here (several outputs, missing inputs, early
  * stopping so only the first rounds count) give bit-identical predictions
  * from ns_forest_predict and ns_xgb_predict; the binary file round-trips
- * exactly, and a flipped byte, a truncation or a foreign file is refused.
+ * exactly (version 2, used in place when read from a file; version 1 of
+ * earlier builds still loads), and a flipped byte, a truncation, a foreign
+ * file or a backward child is refused.
  * The compact node form (forest.h) and the general one predict the same,
  * and so does the memoised prediction (ns_forest_predict_memo). */
 #include "nextstate/learn/forest.h"
@@ -10,6 +12,34 @@
 #include "test.h"
 
 #include <stdint.h>
+#include <unistd.h>
+#include "nextstate/util/npy.h"
+
+static void put32(ns_buf *b, uint32_t v)
+{
+    unsigned char c[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+    ns_buf_put(b, c, 4);
+}
+
+/* The version-1 file of f (node arrays, CRC-32), as earlier builds wrote it. */
+static void save_v1(const ns_forest *f, ns_buf *b)
+{
+    ns_buf_put(b, "NSFOREST", 8);
+    put32(b, 1);
+    put32(b, 0);
+    uint32_t u;
+    put32(b, (uint32_t)f->nfeat), put32(b, (uint32_t)f->nout), put32(b, (uint32_t)f->ntrees), put32(b, (uint32_t)f->nnodes);
+    memcpy(&u, &f->base_score, 4), put32(b, u);
+    for (int t = 0; t < f->ntrees; t++) put32(b, (uint32_t)f->tree_root[t]);
+    for (int t = 0; t < f->ntrees; t++) put32(b, (uint32_t)f->tree_out[t]);
+    for (int i = 0; i < f->nnodes; i++) put32(b, (uint32_t)f->feat[i]);
+    for (int i = 0; i < f->nnodes; i++) memcpy(&u, &f->value[i], 4), put32(b, u);
+    for (int i = 0; i < f->nnodes; i++) put32(b, (uint32_t)f->left[i]);
+    for (int i = 0; i < f->nnodes; i++) put32(b, (uint32_t)f->right[i]);
+    ns_buf_put(b, f->default_left, (size_t)f->nnodes);
+    uint32_t c = ns_crc32(0, b->data + 16, b->len - 16);
+    memcpy(b->data + 12, &c, 4); /* little-endian hosts only, as the test's checks */
+}
 
 static void fill(float *X, float *Y, int n, int nf, int no, uint64_t seed, double missing)
 {
@@ -119,6 +149,55 @@ static void check_model(int nf, int no, int depth, int rounds, bool with_val, ui
     CHECK(ns_forest_load(&g, js.data, js.len, "mem", &e) == NS_ERR_INPUT);
     CHECK(strstr(e.msg, "magic") != NULL);
     CHECK(ns_forest_load(&g, bin.data, 3, "mem", &e) == NS_ERR_INPUT);
+    /* version 2 (what save writes for XGBoost's trees: compact nodes,
+     * CRC-32C): a split whose child is not after it is refused */
+    CHECK(bin.len > 16 && !memcmp(bin.data + 8, "\x02\0\0\0", 4));
+    {
+        size_t nodes = 48 + 8 * (size_t)f.ntrees; /* the first tree's root: a split */
+        uint16_t l;
+        memcpy(&l, bin.data + nodes + 6, 2);
+        uint16_t back = (uint16_t)(l & 0x8000); /* left child 0: the node itself */
+        memcpy(bin.data + nodes + 6, &back, 2);
+        uint32_t crc = ns_crc32c(0, bin.data + 16, bin.len - 16);
+        memcpy(bin.data + 12, &crc, 4);
+        CHECK(ns_forest_load(&g, bin.data, bin.len, "mem", &e) == NS_ERR_INPUT);
+        CHECK(strstr(e.msg, "bad child") != NULL);
+    }
+    /* version 1 files (earlier builds) still load, to the same predictions */
+    ns_buf v1;
+    ns_buf_init(&v1);
+    save_v1(&f, &v1);
+    CHECK(ns_forest_load(&g, v1.data, v1.len, "mem", &e) == NS_OK);
+    ns_forest_predict(&g, Xt, nt, c);
+    CHECK(memcmp(b, c, sizeof(float) * (size_t)nt * (size_t)no) == 0);
+    ns_forest_free(&g);
+    ns_buf_free(&v1);
+    /* a file read back is used in place (mapped): the same predictions,
+     * memoised too, and the general form built from it agrees */
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/ns_test_forest_%d.forest", (int)getpid());
+    CHECK(ns_forest_write(&f, path, &e) == NS_OK);
+    CHECK(ns_forest_read(&g, path, &e) == NS_OK);
+    CHECK(g.map.data != NULL && g.feat == NULL);
+    ns_forest_predict(&g, Xt, nt, c);
+    CHECK(memcmp(b, c, sizeof(float) * (size_t)nt * (size_t)no) == 0);
+    {
+        ns_forest_memo memo;
+        ns_forest_memo_init(&memo);
+        int mdiff = 0;
+        for (int i = 0; i < nt; i++) {
+            ns_forest_predict_memo(&g, &memo, Xt + (size_t)i * (size_t)nf, c);
+            mdiff += memcmp(c, b + (size_t)i * (size_t)no, sizeof(float) * (size_t)no) != 0;
+        }
+        CHECK_EQ_INT(mdiff, 0);
+        ns_forest_memo_free(&memo);
+    }
+    ns_forest_use_general(&g);
+    CHECK(g.map.data == NULL && g.cnodes == NULL && g.nodes != NULL);
+    ns_forest_predict(&g, Xt, nt, c);
+    CHECK(memcmp(b, c, sizeof(float) * (size_t)nt * (size_t)no) == 0);
+    ns_forest_free(&g);
+    unlink(path);
     ns_buf_free(&bin);
     free(a), free(b), free(c);
     ns_forest_free(&f);

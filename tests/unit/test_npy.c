@@ -112,6 +112,40 @@ static void test_crc32(void)
     CHECK_EQ_INT(bad, 0);
 }
 
+/* CRC-32C: known answers (RFC 3720's test vectors), the bitwise definition
+ * for every length and alignment up to 300, incremental pieces, and the
+ * SSE4.2 path (where the CPU has it) equal to the table one. */
+static void test_crc32c(void)
+{
+    CHECK(ns_crc32c(0, "123456789", 9) == 0xE3069283u);
+    CHECK(ns_crc32c(0, "", 0) == 0);
+    unsigned char zeros[32] = {0}, ones[32], inc[32];
+    for (int i = 0; i < 32; i++) ones[i] = 0xFF, inc[i] = (unsigned char)i;
+    CHECK(ns_crc32c(0, zeros, 32) == 0x8A9136AAu);
+    CHECK(ns_crc32c(0, ones, 32) == 0x62A8AB43u);
+    CHECK(ns_crc32c(0, inc, 32) == 0x46DD794Eu);
+    CHECK(ns_crc32c_portable(0, inc, 32) == 0x46DD794Eu);
+    unsigned char buf[300];
+    ns_rng rng;
+    ns_rng_seed(&rng, 7);
+    for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)ns_rng_next(&rng);
+    int bad = 0;
+    for (size_t off = 0; off < 8; off++) {
+        for (size_t len = 0; len + off <= sizeof buf; len++) {
+            uint32_t c = 0xffffffffu;
+            for (size_t i = 0; i < len; i++) {
+                c ^= buf[off + i];
+                for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+            }
+            c = ~c;
+            if (ns_crc32c(0, buf + off, len) != c || ns_crc32c_portable(0, buf + off, len) != c) bad++;
+            size_t cut = len ? (size_t)ns_rng_below(&rng, len + 1) : 0;
+            if (ns_crc32c(ns_crc32c(0, buf + off, cut), buf + off + cut, len - cut) != c) bad++;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 static void test_crc32_speed(void)
 {
     size_t n = (size_t)64 << 20;
@@ -515,6 +549,7 @@ static void test_write_error(void)
 int main(void)
 {
     NS_RUN(test_crc32);
+    NS_RUN(test_crc32c);
     NS_RUN(test_crc32_speed);
     NS_RUN(test_fixtures_encode);
     NS_RUN(test_versions);

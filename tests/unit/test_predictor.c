@@ -363,6 +363,63 @@ static void test_xgb_plans(void)
     CHECK(a == b);
     /* the kept validation loss is XGBoost's own validation RMSE squared */
     CHECK(fabs(a - m.best_val) <= 1e-6 + 1e-4 * a);
+    /* the file is version 3 (its own container); a flipped byte or a cut is refused */
+    {
+        char *buf;
+        size_t n;
+        CHECK(ns_read_file(path, &buf, &n, &e) == NS_OK);
+        CHECK(n > 16 && !memcmp(buf, "NSPREDXG", 8) && buf[8] == 3);
+        char bad[600];
+        snprintf(bad, sizeof bad, "%s/xbad.model", tmpdir);
+        size_t cuts[4] = {n / 2, n - 1, 40, 10};
+        for (int k = 0; k < 4; k++) {
+            CHECK(ns_write_file_atomic(bad, buf, cuts[k], &e) == NS_OK);
+            ns_predictor x;
+            CHECK(ns_predictor_load(&x, bad, &e) == NS_ERR_INPUT);
+        }
+        for (size_t at = 9; at < n; at += n / 7) {
+            buf[at] ^= 0x21;
+            CHECK(ns_write_file_atomic(bad, buf, n, &e) == NS_OK);
+            ns_predictor x;
+            CHECK(ns_predictor_load(&x, bad, &e) == NS_ERR_INPUT);
+            buf[at] ^= 0x21;
+        }
+        free(buf);
+    }
+    /* version 2 files (a params checkpoint holding the forest, earlier
+     * builds) still load, to the same predictions */
+    {
+        ns_buf meta, fb;
+        ns_buf_init(&meta);
+        ns_buf_init(&fb);
+        ns_forest_save(&m.forest, &fb);
+        ns_buf_printf(&meta, "{\"format\": \"nextstate-predictor\", \"version\": 2, \"model\": \"xgb\", "
+                             "\"mode\": \"delta\", \"dim\": %d, \"encoder\": ", m.dim);
+        ns_encoder_spec_write(&m.enc, &meta);
+        ns_buf_printf(&meta, ", \"xgb\": {\"best_round\": %d, \"rounds\": %d, \"forest_bytes\": %zu}}",
+                      m.xgb.best_round, m.xgb.rounds, fb.len);
+        ns_params fp;
+        ns_params_init(&fp);
+        int64_t words = (int64_t)((fb.len + 3) / 4);
+        ns_params_add(&fp, "forest", 1, &words, NS_INIT_ZEROS, 0);
+        CHECK(ns_params_alloc(&fp, &e) == NS_OK);
+        float *w = ns_params_at(&fp, fp.data, "forest");
+        memset(w, 0, (size_t)words * 4);
+        memcpy(w, fb.data, fb.len);
+        char old[600];
+        snprintf(old, sizeof old, "%s/v2.model", tmpdir);
+        ns_ckpt_opts o = {false, 1, meta.data};
+        CHECK(ns_params_save(&fp, old, &o, &e) == NS_OK);
+        ns_params_free(&fp);
+        ns_predictor v2;
+        CHECK(ns_predictor_load(&v2, old, &e) == NS_OK);
+        double c2;
+        CHECK(ns_predictor_loss(&v2, &va, &c2, &e) == NS_OK);
+        CHECK(c2 == a);
+        ns_predictor_free(&v2);
+        ns_buf_free(&meta);
+        ns_buf_free(&fb);
+    }
     for (int i = 0; i < te.n; i++) {
         for (int algo = NS_PLAN_SEARCH; algo <= NS_PLAN_GUIDED; algo++) {
             ns_planner_opts o;

@@ -18,15 +18,21 @@
  * (cosine distance in state mode, L2 distance in delta mode) as the paper's
  * decoder does.
  *
- * Model file: a params checkpoint (params.h: magic, version, CRC) whose meta
- * text is a JSON object {"format": "nextstate-predictor", "version": 2,
- * "model", "mode", "dim", "layers", "hidden", "encoder": {…}, "xgb": {…},
- * "train": {…}}; the LSTM's tensors are the checkpoint's tensors.  An XGB
- * model's trees (rounds [0, best_round]) are the flat forest of forest.h,
- * its binary form (own magic and CRC) packed into the tensor "forest" and
- * "xgb": {"best_round", "rounds", "forest_bytes"}: loading reads no XGBoost
- * JSON and needs no libxgboost.  Version 1 files (the XGBoost JSON model
- * text in "xgb": {"model"}) still load: the forest is built from the JSON.
+ * Model file of an LSTM: a params checkpoint (params.h: magic, version, CRC)
+ * whose meta text is a JSON object {"format": "nextstate-predictor",
+ * "version": 2, "model", "mode", "dim", "layers", "hidden", "encoder": {…},
+ * "train": {…}}; its tensors are the checkpoint's tensors.
+ * Model file of an XGB model (version 3), little endian: "NSPREDXG" (8
+ * bytes), u32 version (3), u32 description bytes M, u64 forest offset (a
+ * multiple of 64), u64 forest bytes, the description (the JSON object above
+ * with "version": 3 and "xgb": {"best_round", "rounds", "forest_bytes"}),
+ * zero padding, the flat forest of forest.h (rounds [0, best_round], its
+ * binary version 2), zero padding to 4 bytes, then u32 CRC-32C of every
+ * byte before it.  Loading maps the file and uses the forest's nodes in
+ * place: no per-node parsing, no XGBoost JSON, no libxgboost.  Earlier
+ * files still load: version 2 (a params checkpoint whose tensor "forest"
+ * holds the forest's bytes) and version 1 (XGBoost's JSON model text in
+ * "xgb": {"model"}: the forest is built from the JSON).
  * Inference (ns_predictor_step, ns_predictor_loss) evaluates the forest,
  * bit-identical to libxgboost's predictions (tests/unit/test_forest.c). */
 #ifndef NEXTSTATE_PREDICTOR_H
