@@ -137,12 +137,18 @@ static ns_status predict_at(ctx *c, long ni, ns_error *err)
     return st;
 }
 
-/* Cost of successor state s against the current prediction. */
+/* Cost of successor state s against the current prediction (the caller
+ * counts the time: the CPU clock is a system call). */
+static float score_untimed(ctx *c, const ns_word *s)
+{
+    ns_encoder_state(&c->enc, s, c->phic);
+    return ns_predictor_cost(c->m, c->next, c->phic);
+}
+
 static float score(ctx *c, const ns_word *s)
 {
     double t0 = ns_cpu_now();
-    ns_encoder_state(&c->enc, s, c->phic);
-    float v = ns_predictor_cost(c->m, c->next, c->phic);
+    float v = score_untimed(c, s);
     c->r->model_seconds += ns_cpu_now() - t0;
     return v;
 }
@@ -420,19 +426,28 @@ static int model_preferred(void *vg, const ns_word *s, const int *ops, int nops,
     guide *g = vg;
     ctx *c = g->c;
     if (g->st != NS_OK || nops == 0) return 0;
-    double t0 = ns_cpu_now();
+    if (nops == 1) { /* the one candidate is the best: no prediction needed (a
+                        model's cost is never NaN: its inputs and leaves are finite) */
+        c->r->expanded++;
+        out[0] = ops[0];
+        return 1;
+    }
+    double t0 = ns_cpu_now(); /* once for the prediction and the scores (successors included) */
     ns_encoder_state(&c->enc, s, c->phi);
     g->st = ns_predictor_step(c->m, c->ws, c->phi, c->phi_g, NULL, NULL, c->next, g->err);
     c->r->predictions++;
     c->r->expanded++;
-    c->r->model_seconds += ns_cpu_now() - t0;
-    if (g->st != NS_OK) return 0;
+    if (g->st != NS_OK) {
+        c->r->model_seconds += ns_cpu_now() - t0;
+        return 0;
+    }
     float best = INFINITY;
     for (int k = 0; k < nops; k++) {
         ns_task_apply(c->t, ops[k], s, c->succ);
-        g->costs[k] = score(c, c->succ);
+        g->costs[k] = score_untimed(c, c->succ);
         if (g->costs[k] < best) best = g->costs[k];
     }
+    c->r->model_seconds += ns_cpu_now() - t0;
     int n = 0;
     for (int k = 0; k < nops; k++)
         if (g->costs[k] <= best + 1e-6f) out[n++] = ops[k];
