@@ -3,8 +3,9 @@
 
 On the seed-A extrapolation problems (NEXTSTATE_BENCHMARKS/seedA/pddl/D/test-extrapolation),
 per domain D: a WL + XGBoost delta model is learned as experiments/coverage.sh does
-(seed 13; LEARNED_MODEL=hwl: learn's default WL linear heuristic instead) by each binary (BASE: the model file it writes, e.g. version 1 with
-XGBoost's JSON; NEW: version 2 with the flat forest), then for each of the first
+(seed 13; LEARNED_MODEL=hwl: learn's default WL linear heuristic instead) by each binary (each writes its own
+model file version: 1 holds XGBoost's JSON, 2 a params checkpoint holding the flat forest, 3 its own container
+whose compact forest is used in place from the mapped file), then for each of the first
 LEARNED_PROBLEMS problems, one after the other (interleaved, same load):
   new guided   `NEW plan --model NEW-model --algo guided`
   base guided  `BASE plan --model BASE-model --algo guided`          (when BASE is set)
