@@ -10,8 +10,10 @@ LEARNED_PROBLEMS problems, one after the other (interleaved, same load):
   new guided   `NEW plan --model NEW-model --algo guided`
   base guided  `BASE plan --model BASE-model --algo guided`          (when BASE is set)
   new gbfs     `NEW solve --search gbfs` (h^FF with helpful actions, as coverage.sh's ablation)
+  base gbfs    `BASE solve --search gbfs`                                     (when BASE is set)
 CPU seconds of every process (rusage of the child, user + system) and whether the
-guided plans are identical.  Ratios: guided/gbfs (the issue's ≤ 1.2× goal) and new/base.
+guided plans are identical.  Ratios: guided/gbfs of each binary (the issue's ≤ 1.2× goal; each against
+its own gbfs, as process start-up is common to both) and new/base.
 Model loading: bench/model_load (median CPU ms per ns_predictor_load of each file).
 
 Environment: BUILD (build), BASE (a second nextstate binary, e.g. /work/main/build/nextstate),
@@ -119,33 +121,44 @@ def main():
                 row[f"{who}_guided"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length"),
                                         "expanded": j.get("expanded"), "model_seconds": j.get("model_seconds")}
                 plans[who] = open(pf).read() if os.path.exists(pf) else None
-            code, out, cpu, _ = run([NEW, "solve", f"{P}/domain.pddl", prob, "--search", "gbfs", "--time-limit", LIMIT,
-                                     "--json"])
-            j = last_json(out)
-            row["new_gbfs"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length")}
+            for who, ns in (("new", NEW), ("base", BASE)):
+                if not ns:
+                    continue
+                code, out, cpu, _ = run([ns, "solve", f"{P}/domain.pddl", prob, "--search", "gbfs", "--time-limit",
+                                         LIMIT, "--json"])
+                j = last_json(out)
+                row[f"{who}_gbfs"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length")}
             if BASE:
                 row["same_plan"] = plans.get("new") is not None and plans.get("new") == plans.get("base")
             ng, g = row["new_guided"], row["new_gbfs"]
             row["guided_over_gbfs"] = ng["cpu"] / g["cpu"] if ng["solved"] and g["solved"] and g["cpu"] > 0 else None
             if BASE:
-                bg = row["base_guided"]
+                bg, bb = row["base_guided"], row["base_gbfs"]
                 row["new_over_base"] = ng["cpu"] / bg["cpu"] if ng["solved"] and bg["solved"] and bg["cpu"] > 0 else None
+                row["base_guided_over_base_gbfs"] = (bg["cpu"] / bb["cpu"] if bg["solved"] and bb["solved"] and
+                                                     bb["cpu"] > 0 else None)
             rows.append(row)
-            base_cols = (f" | base guided {row['base_guided']['cpu']:6.3f} s  new/base "
+            base_cols = (f" | base guided {row['base_guided']['cpu']:6.3f} s gbfs {row['base_gbfs']['cpu']:6.3f} s "
+                         f"guided/gbfs {row['base_guided_over_base_gbfs'] or float('nan'):5.2f}  new/base "
                          f"{row['new_over_base'] or float('nan'):5.2f}  same plan {row['same_plan']}") if BASE else ""
             print(f"{d:26} {f:28} | new guided {ng['cpu']:6.3f} s (len {ng['plan_length']}) gbfs {g['cpu']:6.3f} s "
                   f"(len {g['plan_length']}) guided/gbfs {row['guided_over_gbfs'] or float('nan'):5.2f}{base_cols}",
                   flush=True)
     s = {"guided_over_gbfs_geomean": geomean([r["guided_over_gbfs"] for r in rows]),
+         "guided_over_gbfs_geomean_per_domain": {d: geomean([r["guided_over_gbfs"] for r in rows if r["domain"] == d])
+                                                 for d in DOMAINS},
          "problems": len(rows),
          "new_guided_cpu_sum": sum(r["new_guided"]["cpu"] for r in rows),
          "new_gbfs_cpu_sum": sum(r["new_gbfs"]["cpu"] for r in rows)}
     if BASE:
         s["new_over_base_geomean"] = geomean([r["new_over_base"] for r in rows])
-        s["base_guided_over_gbfs_geomean"] = geomean(
-            [r["base_guided"]["cpu"] / r["new_gbfs"]["cpu"] for r in rows
-             if r["base_guided"]["solved"] and r["new_gbfs"]["solved"] and r["new_gbfs"]["cpu"] > 0])
+        s["base_guided_over_base_gbfs_geomean"] = geomean([r["base_guided_over_base_gbfs"] for r in rows])
+        s["base_guided_over_base_gbfs_geomean_per_domain"] = {
+            d: geomean([r["base_guided_over_base_gbfs"] for r in rows if r["domain"] == d]) for d in DOMAINS}
+        s["new_gbfs_over_base_gbfs_geomean"] = geomean(
+            [r["new_gbfs"]["cpu"] / r["base_gbfs"]["cpu"] for r in rows if r["base_gbfs"]["cpu"] > 0])
         s["base_guided_cpu_sum"] = sum(r["base_guided"]["cpu"] for r in rows)
+        s["base_gbfs_cpu_sum"] = sum(r["base_gbfs"]["cpu"] for r in rows)
         s["same_plans"] = sum(bool(r.get("same_plan")) for r in rows)
     print("\n" + json.dumps(s, indent=1))
     with open(os.path.join(OUT, f"bench_learned-{MODEL}.json"), "w") as fh:
