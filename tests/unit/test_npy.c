@@ -146,25 +146,6 @@ static void test_crc32c(void)
     CHECK_EQ_INT(bad, 0);
 }
 
-static void test_crc32_speed(void)
-{
-    size_t n = (size_t)64 << 20;
-    unsigned char *big = ns_xmalloc(n);
-    for (size_t i = 0; i < n; i++) big[i] = (unsigned char)(i * 131 + (i >> 9));
-    double best = 1e9;
-    uint32_t c = 0;
-    for (int rep = 0; rep < 3; rep++) {
-        double t0 = ns_now();
-        c = ns_crc32(0, big, n);
-        double t = ns_now() - t0;
-        if (t < best) best = t;
-    }
-    double mbs = (double)n / 1e6 / best;
-    printf("  crc32: %.0f MB/s (crc %08x)\n", mbs, (unsigned)c);
-    if (!slow_build()) CHECK(mbs >= 300);
-    free(big);
-}
-
 static void test_fixtures_encode(void)
 {
     for (size_t i = 0; i < NFIX; i++) {
@@ -550,7 +531,6 @@ int main(void)
 {
     NS_RUN(test_crc32);
     NS_RUN(test_crc32c);
-    NS_RUN(test_crc32_speed);
     NS_RUN(test_fixtures_encode);
     NS_RUN(test_versions);
     NS_RUN(test_round_trip);
