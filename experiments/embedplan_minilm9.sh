@@ -12,8 +12,9 @@
 #                  state-first  the same blocks with CURRENT STATE first (`embed --layout state-first`)
 #                  chunks       the paper prompt in windows of max_seq_length − 2 pieces, mean of their
 #                               embeddings (`embed --chunks`)
-#                and each of them with "-z" (paper-z, …): trained with `--standardize both` (features
-#                z-scored per column on the training transitions)
+#                trained with `train`'s default standardisation (auto: dense embeddings z-scored per
+#                column on the training transitions); with "-z" (paper-z, …) `--standardize both`
+#                forced, with "-raw" (paper-raw, …) `--standardize none` (the embeddings as they are)
 #      SETTINGS  training settings "LR:EPOCHS …" (default "1e-3:60"; the paper's is 4e-5:200); with
 #                several, each run's dev Hit@5 picks one per domain, protocol and encoder
 #      TRAIN_OPTS  extra `nextstate train` options (e.g. --patience N for long settings)
@@ -38,7 +39,7 @@ one_domain() { # ACPBench folder
     local d=$1 dir="$OUT/$1" v
     mkdir -p "$dir"
     ns_acp_dataset "$d" "$dir/data" "$dir/log" >/dev/null || return 1
-    for v in $(for x in $VARIANTS; do echo "${x%-z}"; done | sort -u); do
+    for v in $(for x in $VARIANTS; do x=${x%-z}; echo "${x%-raw}"; done | sort -u); do
         local flags=""
         case $v in
             paper) ;;
@@ -60,8 +61,11 @@ one_domain() { # ACPBench folder
             t=$(tag "$lr" "$ep")
             for enc in $BASELINE $VARIANTS; do
                 local sf=builtin af=builtin z=none
-                [ "$enc" = builtin ] || { sf="$dir/states-${enc%-z}.npy"; af="$dir/actions.npy"; }
+                local base=${enc%-z}
+                base=${base%-raw}
+                [ "$enc" = builtin ] || { sf="$dir/states-$base.npy"; af="$dir/actions.npy"; z=auto; }
                 [ "$enc" = "${enc%-z}" ] || z=both
+                [ "$enc" = "${enc%-raw}" ] || z=none
                 # shellcheck disable=SC2086
                 "$NS" train "$dir/split-$proto" -o "$dir/model-$proto-$enc-$t" --state-features "$sf" --action-features "$af" \
                     --standardize "$z" --lr "$lr" --epochs "$ep" --seed "$SEED" $TRAIN_OPTS --json --quiet \
@@ -95,7 +99,7 @@ variants_all="builtin $VARIANTS"  # the tables always show the built-in column (
 {
     echo "# Word pieces per state prompt ($MODEL)"
     echo
-    for v in $(for x in $VARIANTS; do echo "${x%-z}"; done | sort -u); do
+    for v in $(for x in $VARIANTS; do x=${x%-z}; echo "${x%-raw}"; done | sort -u); do
         [ "$v" = chunks ] && continue
         echo '```'
         "$NS" embed stats $(for d in $domains; do echo "$OUT/$d/data"; done) --model "$MODEL" --layout "$v"
