@@ -676,14 +676,30 @@ static void i8_table_dots_c(float *out, const uint8_t *xb, const int8_t *q, size
 }
 
 #ifdef NS_HAVE_X86_KERNELS
+/* The sums of the 16 lanes of each of a[0 … 16), in order (integer adds:
+ * any order gives the same sums): pairs interleaved, then quads, then the
+ * four 128-bit quarters folded. */
+__attribute__((target("avx512f"))) static inline __m512i hsum16x16_epi32(const __m512i *a)
+{
+    __m512i t[8], u[4];
+    for (int i = 0; i < 8; i++)
+        t[i] = _mm512_add_epi32(_mm512_unpacklo_epi32(a[2 * i], a[2 * i + 1]), _mm512_unpackhi_epi32(a[2 * i], a[2 * i + 1]));
+    for (int i = 0; i < 4; i++)
+        u[i] = _mm512_add_epi32(_mm512_unpacklo_epi64(t[2 * i], t[2 * i + 1]), _mm512_unpackhi_epi64(t[2 * i], t[2 * i + 1]));
+    __m512i s01 = _mm512_add_epi32(_mm512_shuffle_i32x4(u[0], u[1], 0x44), _mm512_shuffle_i32x4(u[0], u[1], 0xee));
+    __m512i s23 = _mm512_add_epi32(_mm512_shuffle_i32x4(u[2], u[3], 0x44), _mm512_shuffle_i32x4(u[2], u[3], 0xee));
+    return _mm512_add_epi32(_mm512_shuffle_i32x4(s01, s23, 0x88), _mm512_shuffle_i32x4(s01, s23, 0xdd));
+}
+
 /* i8_table_dots_c with vpdpbusd: a row's 64-byte runs against the query's,
- * four rows at a time (their loads in flight together); integer sums, so
- * the same bits. */
+ * sixteen rows at a time (their loads in flight together, their sums
+ * reduced together by one transposed tree), the rows left over one at a
+ * time; integer sums, so the same bits. */
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_table_dots_avx512(
     float *out, const uint8_t *xb, const int8_t *q, size_t rb, const float *scale, const int32_t *rsum, float sxm,
     const int64_t *rows, int n)
 {
-    enum { R = 4, MAXV = 8 };
+    enum { R = 16, MAXV = 8 };
     int nv = (int)(rb / 64);
     if (nv > MAXV) {
         i8_table_dots_c(out, xb, q, rb, scale, rsum, sxm, rows, n);
@@ -695,11 +711,17 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_table_dots
     for (; j + R <= n; j += R) {
         __m512i a[R];
         int64_t r[R];
+        int32_t rk[R];
+        float sk[R];
         for (int k = 0; k < R; k++) r[k] = rows ? rows[j + k] : j + k, a[k] = _mm512_setzero_si512();
         for (int v = 0; v < nv; v++)
             for (int k = 0; k < R; k++)
                 a[k] = _mm512_dpbusd_epi32(a[k], x[v], _mm512_loadu_si512(q + (size_t)r[k] * rb + 64 * v));
-        for (int k = 0; k < R; k++) out[j + k] = i8_table_score(_mm512_reduce_add_epi32(a[k]), scale, rsum, r[k], sxm);
+        /* i8_table_score lane by lane: the same float operations */
+        for (int k = 0; k < R; k++) rk[k] = rsum[r[k]], sk[k] = scale[r[k]]; /* (gathers measured slower) */
+        __m512i sums = hsum16x16_epi32(a), rs = _mm512_loadu_si512(rk);
+        __m512 sc = _mm512_mul_ps(_mm512_set1_ps(sxm), _mm512_loadu_ps(sk));
+        _mm512_storeu_ps(out + j, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sums, _mm512_slli_epi32(rs, 7))), sc));
     }
     for (; j < n; j++) {
         int64_t r = rows ? rows[j] : j;
