@@ -539,28 +539,12 @@ static void head1(const ns_world *w, const ns_world_head *h, const float *x, flo
     }
 }
 
-/* ns_resmlp_forward at B = 1 (its calls in its order: the same bits); s
- * scratch of 4·out + 2·t_hidden floats. */
-static void t1_resmlp(const ns_world *w, const float *hs, const float *ha, float *pred, float *s)
-{
-    int O = w->cfg.out, H = w->cfg.t_hidden;
-    ns_resmlp_w r = resmlp_w(w, false);
-    float *x = s, *a1 = x + 2 * O, *g1 = a1 + H, *z = g1 + H, *dz = z + O, mean, rstd;
-    memcpy(x, hs, (size_t)O * sizeof(float));
-    memcpy(x + O, ha, (size_t)O * sizeof(float));
-    ns_linear_forward_as(a1, x, r.w1, r.h1, r.q1, r.b1, 1, 2 * O, H);
-    ns_gelu_forward(g1, a1, (size_t)H);
-    ns_linear_forward_as(z, g1, r.w2, r.h2, r.q2, r.b2, 1, H, O);
-    ns_linear_forward_as(dz, hs, r.w_res, r.h_res, r.q_res, NULL, 1, O, O);
-    for (int i = 0; i < O; i++) z[i] += dz[i];
-    ns_layernorm_forward(pred, &mean, &rstd, z, r.ln_w, r.ln_b, 1, O, NS_LN_EPS);
-}
-
 void ns_world_predict1(const ns_world *w, ns_world_ws *ws, const ns_features *fs, int64_t srow,
                        const ns_features *fa, int64_t arow, float *pred)
 {
-    int O = w->cfg.out, H = w->hs.hidden > w->ha.hidden ? w->hs.hidden : w->ha.hidden, TH = w->cfg.t_hidden;
-    size_t sh = 3 * (size_t)H, st = 4 * (size_t)O + 2 * (size_t)TH; /* head1's and t1_resmlp's scratch */
+    int O = w->cfg.out, H = w->hs.hidden > w->ha.hidden ? w->hs.hidden : w->ha.hidden;
+    ns_resmlp_dims d = {O, O, w->cfg.t_hidden, O};
+    size_t sh = 3 * (size_t)H, st = ns_resmlp_scratch(1, d); /* head1's and T's scratch */
     float *h = fgrow(&ws->one, 2 * (size_t)O + (sh > st ? sh : st));
     if (w->hs.sparse || w->ha.sparse || w->cfg.kind != NS_WORLD_RESMLP) {
         ns_world_project(w, ws, fs, true, &srow, 1, h);
@@ -572,7 +556,8 @@ void ns_world_predict1(const ns_world *w, ns_world_ws *ws, const ns_features *fs
     float *s = h + 2 * O;
     head1(w, &w->hs, xs, h, s);
     head1(w, &w->ha, xa, h + O, s);
-    t1_resmlp(w, h, h + O, pred, s);
+    ns_resmlp_w wt = resmlp_w(w, false);
+    ns_resmlp_forward(pred, s, h, h + O, &wt, 1, d);
 }
 
 /* ---- T split into a state part and an action part (see world.h) ------------------ */

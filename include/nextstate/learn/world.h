@@ -175,10 +175,10 @@ void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, co
  * of fs and one action row of fa (rows of the inputs' stacked feature
  * matrices) — what ns_world_project twice and ns_world_transition compute,
  * to the bit, in whichever precision the model is set to (float, bfloat16,
- * int8).  For dense heads and the residual-MLP T it runs the layers itself
- * (the feature rows read in place, activations in the work space, no batch
- * bookkeeping), reading the weights in the order they are packed; other
- * models: those three calls.  (Software prefetches of the next layer's
+ * int8).  For dense heads and the residual-MLP T it runs the heads' layers
+ * itself (the feature rows read in place, activations in the work space,
+ * no batch bookkeeping) and T through ns_resmlp_forward at B = 1, reading
+ * the weights in the order they are packed; other models: those three calls.  (Software prefetches of the next layer's
  * weights during a LayerNorm and GELU measured slower here, and so did
  * running those in the shadow of the next layer's weight stream.) */
 void ns_world_predict1(const ns_world *w, ns_world_ws *ws, const ns_features *fs, int64_t srow,
