@@ -127,7 +127,9 @@ static void stab_init_f(stab *t, const ns_world *w, ns_world_ws *ws, const ns_fe
     free(norm);
     t->q8 = NULL;
     if (w->i8) {
-        t->q8 = ns_xmalloc(ns_i8_table_size((int)t->n, t->O));
+        size_t bytes = (ns_i8_table_size((int)t->n, t->O) + 63) / 64 * 64; /* rows on cache lines */
+        t->q8 = aligned_alloc(64, bytes);
+        if (!t->q8) t->q8 = ns_xmalloc(bytes);
         ns_i8_table_pack(t->q8, t->nrm, (int)t->n, t->O);
     }
 }
@@ -162,8 +164,8 @@ typedef struct rank_r {
     float best;          /* its score */
 } rank_r;
 
-/* Ranks the normalised prediction p in a pool of dataset rows base + id
- * (truth first, −1 padding).  The top-1 candidate's ties are broken
+/* Ranks the prediction p (normalised, or with mul: see cand_score) in a
+ * pool of dataset rows base + id (truth first, −1 padding).  The top-1 candidate's ties are broken
  * uniformly with tie (NULL: the first). */
 static rank_r rank_pool(const stab *t, const float *p, float mul, int64_t base, const int64_t *pool, int pool_size,
                         ns_rng *tie)
@@ -379,8 +381,8 @@ static void tally_chance(double chance[3], int64_t cnt)
     for (int k = 0; k < 3; k++) chance[k] += cnt <= ks[k] ? 1.0 : (double)ks[k] / (double)cnt;
 }
 
-/* The best-scoring candidate other than the truth (pool[0]) for the normalised
- * prediction p of query i, ties broken uniformly by a generator of its own seeded
+/* The best-scoring candidate other than the truth (pool[0]) for the
+ * prediction p of query i (with mul, as rank_pool), ties broken uniformly by a generator of its own seeded
  * from seed and i (the Hit@k draws stay as they are); −1 when the pool holds no other. */
 static int64_t best_other(const stab *t, const float *p, float mul, int64_t base, const int64_t *pool, int pool_size,
                           uint64_t seed, int64_t i)
