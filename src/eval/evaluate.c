@@ -419,6 +419,21 @@ static void query_table(stab *t, const ns_world *w, ns_world_ws *ws, const ns_fe
     stab_init_f(t, w, ws, qf, rows, refs->n);
 }
 
+/* Tallies Acc@k of one query: the true action's normalised prediction tp,
+ * the other m − 1 applicable actions' after it, against the target's
+ * normalised projection tg. */
+static void tally_acc(ns_eval_result *r, const float *tg, const float *tp, int64_t m, int O, ns_rng *rng)
+{
+    float as = dot(tp, tg, O);
+    int64_t gt = 0, eq = 0;
+    for (int64_t j = 1; j < m; j++) {
+        float s = dot(tp + (size_t)j * O, tg, O);
+        if (s > as) gt++;
+        else if (s == as) eq++;
+    }
+    ns_eval_tally(r->acc, r->acc_worst, gt, eq, rng, NULL);
+}
+
 /* qhit (NULL or refs->n entries) receives each query's Hit bits (tally_bits);
  * qout (NULL or refs->n entries) the bits and the top-1 candidate of each miss. */
 static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs *refs, const int64_t *pools,
@@ -536,15 +551,7 @@ static ns_status run(const ns_world *w, const ns_world_inputs *in, const ns_refs
             int64_t m = qstart[k + 1] - qstart[k];
             napp += (double)m;
             r->n_acc++;
-            const float *tg = stab_nrm(&tab, q.nrow);
-            float as = dot(tp, tg, O);
-            int64_t gt = 0, eq = 0;
-            for (int64_t j = 1; j < m; j++) {
-                float s = dot(pred + (size_t)(qstart[k] + j) * O, tg, O);
-                if (s > as) gt++;
-                else if (s == as) eq++;
-            }
-            ns_eval_tally(r->acc, r->acc_worst, gt, eq, &rng, NULL);
+            tally_acc(r, stab_nrm(&tab, q.nrow), tp, m, O, &rng);
         }
         ns_progress_update(&pg, (long)(q0 + qn), (long)n, "queries");
     }
