@@ -133,6 +133,9 @@ typedef struct ns_eval_result {
     double lat_split_us;          /* (b) with the split T (world.h), batch 1 */
     double lat_expand_us;         /* (b) split T over every applicable action of the query state, per transition */
     double lat_expand_actions;    /* mean applicable actions per timed state */
+    /* (a) at batch 1 and in batches over the fastest pass over the queries (each measurement repeats its
+     * pass up to 50 times): what a core of its own gives, where a shared core's other tenants raise the mean */
+    double lat_full_best_us, lat_full_batch_best_us;
     int64_t lat_n;
     size_t params_state, params_action, params_t, params_total;
     double seconds;
