@@ -626,6 +626,151 @@ void ns_linear_forward_as(float *out, const float *inp, const float *weight, con
     else ns_linear_forward(out, inp, weight, bias, B, C, OC);
 }
 
+/* ---- int8 candidate tables -------------------------------------------------
+ * Packed (nn.h): float scale[n]; int32 rsum[n]; from the next 64-byte
+ * boundary n rows of ns_i8_table_row(D) bytes. */
+static size_t i8_table_head(int n) { return ((size_t)n * (sizeof(float) + sizeof(int32_t)) + 63) / 64 * 64; }
+
+size_t ns_i8_table_row(int D) { return ((size_t)(D > 0 ? D : 1) + 63) / 64 * 64; }
+
+size_t ns_i8_table_size(int n, int D) { return i8_table_head(n) + (size_t)n * ns_i8_table_row(D); }
+
+void ns_i8_table_pack(uint8_t *dst, const float *X, int n, int D)
+{
+    size_t rb = ns_i8_table_row(D);
+    float *scale = (float *)(void *)dst;
+    int32_t *rsum = (int32_t *)(void *)(dst + (size_t)n * sizeof(float));
+    int8_t *q = (int8_t *)(dst + i8_table_head(n));
+    memset(q, 0, (size_t)n * rb);
+    for (int r = 0; r < n; r++) {
+        const float *x = X + (size_t)r * D;
+        float m = 0;
+        for (int c = 0; c < D; c++) m = fabsf(x[c]) > m ? fabsf(x[c]) : m;
+        scale[r] = m > 0 ? m / 127.0f : 1.0f;
+        rsum[r] = 0;
+        for (int c = 0; c < D; c++) { /* ns_i8_pack's rounding */
+            long v = lrintf(x[c] / scale[r]);
+            v = v > 127 ? 127 : v < -127 ? -127 : v;
+            q[(size_t)r * rb + (size_t)c] = (int8_t)v;
+            rsum[r] += (int32_t)v;
+        }
+    }
+}
+
+/* The score of row r from its exact sum acc (ns_i8_table_dots). */
+static inline float i8_table_score(int32_t acc, const float *scale, const int32_t *rsum, int64_t r, float sxm)
+{
+    return (float)(acc - 128 * rsum[r]) * (sxm * scale[r]);
+}
+
+static void i8_table_dots_c(float *out, const uint8_t *xb, const int8_t *q, size_t rb, const float *scale,
+                            const int32_t *rsum, float sxm, const int64_t *rows, int n)
+{
+    for (int j = 0; j < n; j++) {
+        int64_t r = rows ? rows[j] : j;
+        const int8_t *t = q + (size_t)r * rb;
+        int32_t acc = 0;
+        for (size_t c = 0; c < rb; c++) acc += (int32_t)xb[c] * t[c];
+        out[j] = i8_table_score(acc, scale, rsum, r, sxm);
+    }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The sums of the 16 lanes of each of a[0 … 16), in order (integer adds:
+ * any order gives the same sums): pairs interleaved, then quads, then the
+ * four 128-bit quarters folded. */
+__attribute__((target("avx512f"))) static inline __m512i hsum16x16_epi32(const __m512i *a)
+{
+    __m512i t[8], u[4];
+    for (int i = 0; i < 8; i++)
+        t[i] = _mm512_add_epi32(_mm512_unpacklo_epi32(a[2 * i], a[2 * i + 1]), _mm512_unpackhi_epi32(a[2 * i], a[2 * i + 1]));
+    for (int i = 0; i < 4; i++)
+        u[i] = _mm512_add_epi32(_mm512_unpacklo_epi64(t[2 * i], t[2 * i + 1]), _mm512_unpackhi_epi64(t[2 * i], t[2 * i + 1]));
+    __m512i s01 = _mm512_add_epi32(_mm512_shuffle_i32x4(u[0], u[1], 0x44), _mm512_shuffle_i32x4(u[0], u[1], 0xee));
+    __m512i s23 = _mm512_add_epi32(_mm512_shuffle_i32x4(u[2], u[3], 0x44), _mm512_shuffle_i32x4(u[2], u[3], 0xee));
+    return _mm512_add_epi32(_mm512_shuffle_i32x4(s01, s23, 0x88), _mm512_shuffle_i32x4(s01, s23, 0xdd));
+}
+
+/* i8_table_dots_c with vpdpbusd: a row's 64-byte runs against the query's,
+ * sixteen rows at a time (their loads in flight together, their sums
+ * reduced together by one transposed tree), the rows left over one at a
+ * time; integer sums, so the same bits. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_table_dots_avx512(
+    float *out, const uint8_t *xb, const int8_t *q, size_t rb, const float *scale, const int32_t *rsum, float sxm,
+    const int64_t *rows, int n)
+{
+    enum { R = 16, MAXV = 8 };
+    int nv = (int)(rb / 64);
+    if (nv > MAXV) {
+        i8_table_dots_c(out, xb, q, rb, scale, rsum, sxm, rows, n);
+        return;
+    }
+    __m512i x[MAXV];
+    for (int v = 0; v < nv; v++) x[v] = _mm512_loadu_si512(xb + 64 * v);
+    int j = 0;
+    for (; j + R <= n; j += R) {
+        __m512i a[R];
+        int64_t r[R];
+        int32_t rk[R];
+        float sk[R];
+        for (int k = 0; k < R; k++) r[k] = rows ? rows[j + k] : j + k, a[k] = _mm512_setzero_si512();
+        for (int v = 0; v < nv; v++)
+            for (int k = 0; k < R; k++)
+                a[k] = _mm512_dpbusd_epi32(a[k], x[v], _mm512_loadu_si512(q + (size_t)r[k] * rb + 64 * v));
+        /* i8_table_score lane by lane: the same float operations */
+        for (int k = 0; k < R; k++) rk[k] = rsum[r[k]], sk[k] = scale[r[k]]; /* (gathers measured slower) */
+        __m512i sums = hsum16x16_epi32(a), rs = _mm512_loadu_si512(rk);
+        __m512 sc = _mm512_mul_ps(_mm512_set1_ps(sxm), _mm512_loadu_ps(sk));
+        _mm512_storeu_ps(out + j, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sums, _mm512_slli_epi32(rs, 7))), sc));
+    }
+    for (; j < n; j++) {
+        int64_t r = rows ? rows[j] : j;
+        __m512i a = _mm512_setzero_si512();
+        for (int v = 0; v < nv; v++) a = _mm512_dpbusd_epi32(a, x[v], _mm512_loadu_si512(q + (size_t)r * rb + 64 * v));
+        out[j] = i8_table_score(_mm512_reduce_add_epi32(a), scale, rsum, r, sxm);
+    }
+}
+#endif
+
+void ns_i8_table_dots(float *out, const float *x, float mul, const uint8_t *tab, int ntab, int D, const int64_t *rows,
+                      int n)
+{
+    if (n <= 0) return;
+    size_t rb = ns_i8_table_row(D);
+    const float *scale = (const float *)(const void *)tab;
+    const int32_t *rsum = (const int32_t *)(const void *)(tab + (size_t)ntab * sizeof(float));
+    const int8_t *q = (const int8_t *)(tab + i8_table_head(ntab));
+    enum { MAXB = 1024 };
+    uint32_t xq[MAXB / 4];
+    float (*amax)(const float *, int) = absmax;
+    void (*quant)(uint32_t *, const float *, int, int, float) = quantise_quads;
+    void (*dots)(float *, const uint8_t *, const int8_t *, size_t, const float *, const int32_t *, float,
+                 const int64_t *, int) = i8_table_dots_c;
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+        amax = absmax_avx512, quant = quantise_avx512, dots = i8_table_dots_avx512;
+#endif
+    float m = D > 0 ? amax(x, D) : 0.0f, sxm = m / 127.0f * mul;
+    if (rb <= MAXB) { /* the query's bytes (128 + round(x·127/m), as a layer's input row), 128 past D */
+        quant(xq, x, D, (int)(rb / 4), m > 0 ? 127.0f / m : 0.0f);
+        dots(out, (const uint8_t *)xq, q, rb, scale, rsum, sxm, rows, n);
+        return;
+    }
+    /* wider rows (no allocation here): the query's bytes a segment at a time, again for every row */
+    uint8_t *xb = (uint8_t *)xq;
+    for (int j = 0; j < n; j++) {
+        int64_t r = rows ? rows[j] : j;
+        int32_t acc = 0;
+        for (size_t c0 = 0; c0 < rb; c0 += MAXB) {
+            int w = rb - c0 < MAXB ? (int)(rb - c0) : MAXB, nx = D - (int)c0 < w ? D - (int)c0 : w;
+            quantise_quads_tail(xb, x + c0, 0, nx, w, m > 0 ? 127.0f / m : 0.0f);
+            const int8_t *t = q + (size_t)r * rb + c0;
+            for (int c = 0; c < w; c++) acc += (int32_t)xb[c] * t[c];
+        }
+        out[j] = i8_table_score(acc, scale, rsum, r, sxm);
+    }
+}
+
 void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,
                         const float *weight, int B, int C, int OC)
 {

@@ -147,7 +147,11 @@ static void pack_layers(const ns_world *w, bool i8, void **blob, size_t **at)
         size_t sz = i8 ? ns_i8_packed_size(C, OC) : ns_bf16_packed_size(C, OC);
         total += (sz * esize + 63) / 64 * 64 / esize; /* 64-byte runs */
     }
-    uint8_t *b = ns_xmalloc((total ? total : 1) * esize);
+    /* 64-byte aligned, as the runs are: a kernel's 64-byte loads then never straddle two cache lines (from a
+     * 16-byte aligned malloc every load of a batch-1 query's weight stream did, a third slower) */
+    size_t bytes = ((total ? total : 1) * esize + 63) / 64 * 64;
+    uint8_t *b = aligned_alloc(64, bytes);
+    if (!b) b = ns_xmalloc(bytes);
     for (int k = 0; k < n; k++) {
         const ns_tensor_info *t = &w->p.t[idx[k]];
         const float *W = w->p.data + t->offset;
@@ -257,6 +261,7 @@ struct ns_world_ws {
     /* batch-loss buffers */
     fbuf hs_p, ha_p, pred, dpred, dhs_p, dha_p, pt, dpt, dtgt, pad, dpad, tgt_a, dtgt_a, dHS, dHA, lscr1, lscr2;
     fbuf dxs, dxa; /* gradients w.r.t. the input rows (ns_world_feed) */
+    fbuf one;      /* ns_world_predict1's activations */
     int64_t *i64;
     size_t i64_cap;
     int32_t *i32;
@@ -276,7 +281,7 @@ void ns_world_ws_free(ns_world_ws *ws)
     }
     fbuf *bs[] = {&ws->tscr, &ws->hs_p, &ws->ha_p, &ws->pred, &ws->dpred, &ws->dhs_p, &ws->dha_p, &ws->pt,
                   &ws->dpt, &ws->dtgt, &ws->pad, &ws->dpad, &ws->tgt_a, &ws->dtgt_a, &ws->dHS, &ws->dHA,
-                  &ws->lscr1, &ws->lscr2, &ws->dxs, &ws->dxa};
+                  &ws->lscr1, &ws->lscr2, &ws->dxs, &ws->dxa, &ws->one};
     for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++) free(bs[i]->p);
     free(ws->i64);
     free(ws->i32);
@@ -510,6 +515,49 @@ static void t_backward(ns_world *w, ns_world_ws *ws, const float *hs, const floa
 void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, const float *ha, int n, float *pred)
 {
     t_forward(w, ws, hs, ha, n, pred);
+}
+
+/* ---- batch-1 query (see world.h) --------------------------------------------------- */
+
+/* head_forward for one dense row x into out (h->out), s scratch of 3·hidden
+ * floats: the same calls on the same inputs, so the same bits. */
+static void head1(const ns_world *w, const ns_world_head *h, const float *x, float *out, float *s)
+{
+    const float *prev = x;
+    int pdim = h->in, H = h->hidden, L = h->layers;
+    for (int l = 0; l < L; l++) {
+        float *o = l == L - 1 ? out : s;
+        int od = l == L - 1 ? h->out : H;
+        ns_linear_forward_as(o, prev, PD(w, h->lin_w[l]), bf16_of(w, h->lin_w[l]), i8_of(w, h->lin_w[l]),
+                             PD(w, h->lin_b[l]), 1, pdim, od);
+        if (l == L - 1) break;
+        float mean, rstd;
+        ns_layernorm_forward(s + H, &mean, &rstd, s, PD(w, h->ln_w[l]), PD(w, h->ln_b[l]), 1, H, NS_LN_EPS);
+        ns_gelu_forward(s + 2 * H, s + H, (size_t)H);
+        prev = s + 2 * H;
+        pdim = H;
+    }
+}
+
+void ns_world_predict1(const ns_world *w, ns_world_ws *ws, const ns_features *fs, int64_t srow,
+                       const ns_features *fa, int64_t arow, float *pred)
+{
+    int O = w->cfg.out, H = w->hs.hidden > w->ha.hidden ? w->hs.hidden : w->ha.hidden;
+    ns_resmlp_dims d = {O, O, w->cfg.t_hidden, O};
+    size_t sh = 3 * (size_t)H, st = ns_resmlp_scratch(1, d); /* head1's and T's scratch */
+    float *h = fgrow(&ws->one, 2 * (size_t)O + (sh > st ? sh : st));
+    if (w->hs.sparse || w->ha.sparse || w->cfg.kind != NS_WORLD_RESMLP) {
+        ns_world_project(w, ws, fs, true, &srow, 1, h);
+        ns_world_project(w, ws, fa, false, &arow, 1, h + O);
+        ns_world_transition(w, ws, h, h + O, 1, pred);
+        return;
+    }
+    const float *xs = fs->dense + (size_t)srow * w->hs.in, *xa = fa->dense + (size_t)arow * w->ha.in;
+    float *s = h + 2 * O;
+    head1(w, &w->hs, xs, h, s);
+    head1(w, &w->ha, xa, h + O, s);
+    ns_resmlp_w wt = resmlp_w(w, false);
+    ns_resmlp_forward(pred, s, h, h + O, &wt, 1, d);
 }
 
 /* ---- T split into a state part and an action part (see world.h) ------------------ */

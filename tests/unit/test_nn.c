@@ -153,6 +153,71 @@ static void test_i8_linear(void)
     }
 }
 
+/* ns_i8_table_dots = the exact integer arithmetic of nn.h's formula (the
+ * table's rows quantised as ns_i8_pack's weight rows, the query as an input
+ * row), bit for bit; near the float scores (mul scaling them); the same
+ * order of candidates as the float scores on a fixture whose scores are
+ * apart; rows given or not (rows NULL), a width that is not a multiple of 64
+ * and one past the query's stack segment (D = 1500), an all-zero row. */
+static void test_i8_table(void)
+{
+    const int dims[4] = {128, 100, 1500, 3};
+    for (int t = 0; t < 4; t++) {
+        int D = dims[t], N = 37;
+        float *X = malloc((size_t)N * D * sizeof(float)), *q = malloc((size_t)D * sizeof(float));
+        float *got = malloc((size_t)N * sizeof(float)), *all = malloc((size_t)N * sizeof(float));
+        uint8_t *tab = malloc(ns_i8_table_size(N, D));
+        for (int i = 0; i < N * D; i++) X[i] = 0.3f * sinf(0.77f * (float)i + 0.2f);
+        for (int c = 0; c < D; c++) X[(size_t)5 * D + c] = 0; /* row 5: zeros */
+        for (int c = 0; c < D; c++) q[c] = cosf(0.31f * (float)c);
+        ns_i8_table_pack(tab, X, N, D);
+        int64_t rows[9] = {36, 0, 5, 17, 17, 2, 35, 1, 20};
+        ns_i8_table_dots(got, q, 0.5f, tab, N, D, rows, 9);
+        ns_i8_table_dots(all, q, 0.5f, tab, N, D, NULL, N);
+        float m = 0;
+        for (int c = 0; c < D; c++) m = fmaxf(m, fabsf(q[c]));
+        float sx = m / 127.0f, inv = 127.0f / m;
+        int exact = 1;
+        double worst = 0;
+        for (int j = 0; j < 9; j++) {
+            const float *r = X + (size_t)rows[j] * D;
+            float rm = 0;
+            for (int c = 0; c < D; c++) rm = fmaxf(rm, fabsf(r[c]));
+            float sr = rm > 0 ? rm / 127.0f : 1.0f;
+            int64_t acc = 0;
+            double f = 0, mag = 0;
+            for (int c = 0; c < D; c++) {
+                long qr = lrintf(r[c] / sr), qx = lrintf(fmaxf(-127.0f, fminf(127.0f, q[c] * inv)));
+                acc += qr * qx;
+                f += (double)q[c] * r[c], mag += fabs((double)q[c] * r[c]);
+            }
+            float ref = (float)acc * (sx * 0.5f * sr);
+            if (ref != got[j] || got[j] != all[rows[j]]) exact = 0;
+            worst = fmax(worst, fabs(got[j] - 0.5 * f) / (0.5 * mag + 1e-9));
+        }
+        CHECK(exact);        /* the integer arithmetic, to the bit, with or without rows */
+        CHECK(worst < 2e-2); /* near the float scores */
+        CHECK(got[2] == 0);  /* the zero row */
+        free(X), free(q), free(got), free(all), free(tab);
+    }
+    /* rankings: candidates whose float scores are apart keep their order */
+    enum { D = 128, N = 64 };
+    float *X = malloc((size_t)N * D * sizeof(float)), q[D], f[N], g[N];
+    for (int c = 0; c < D; c++) q[c] = sinf(0.5f * (float)c + 1.0f);
+    for (int j = 0; j < N; j++) /* row j: a mix of q (weight (j - 32)/32) and a fixed other direction */
+        for (int c = 0; c < D; c++) X[(size_t)j * D + c] = (float)(j - 32) / 32.0f * q[c] + 0.5f * cosf(1.7f * (float)c);
+    uint8_t *tab = malloc(ns_i8_table_size(N, D));
+    ns_i8_table_pack(tab, X, N, D);
+    ns_i8_table_dots(g, q, 1.0f, tab, N, D, NULL, N);
+    ns_dots(f, q, X, N, D);
+    int same = 1;
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++)
+            if ((f[a] < f[b]) != (g[a] < g[b])) same = 0;
+    CHECK(same);
+    free(X), free(tab);
+}
+
 /* ---- dense linear ------------------------------------------------------------ */
 
 static void test_linear_reference(void)
@@ -693,6 +758,7 @@ int main(void)
     NS_RUN(test_bf16_rounding);
     NS_RUN(test_bf16_linear);
     NS_RUN(test_i8_linear);
+    NS_RUN(test_i8_table);
     NS_RUN(test_linear_reference);
     NS_RUN(test_linear_gradcheck);
     NS_RUN(test_linear_batch1);

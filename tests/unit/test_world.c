@@ -17,6 +17,8 @@
 #include "nextstate/core/gen.h"
 #include "nextstate/data/split.h"
 #include "nextstate/learn/world.h"
+#include "nextstate/learn/loss.h"
+#include "nextstate/learn/nn.h"
 #include "gen_fixture.h"
 #include "test.h"
 
@@ -832,6 +834,77 @@ static void test_bf16_heads(void)
     ns_world_free(&w); /* frees the copy */
 }
 
+/* ns_world_predict1 = ns_world_project (state, action) + ns_world_transition,
+ * to the bit, in float, bfloat16 and int8, for the residual-MLP T (its own
+ * pass) and the FiLM T (the three calls); and scoring its predictions from
+ * an int8 table of candidates ranks them as the float scores do when those
+ * are apart (here: the top candidate and the order of the five best). */
+static void predict1_check(ns_world_kind kind)
+{
+    ns_world_config c;
+    ns_world_config_init(&c);
+    c.kind = kind, c.state_dim = 48, c.action_dim = 32, c.out = 32;
+    ns_world w;
+    ns_error e;
+    CHECK(ns_world_create(&w, &c, 7, &e) == NS_OK);
+    enum { NS = 9, NA = 5, O = 32 };
+    ns_features fs, fa;
+    memset(&fs, 0, sizeof fs), memset(&fa, 0, sizeof fa);
+    fs.nrows = NS, fs.dim = 48, fa.nrows = NA, fa.dim = 32;
+    fs.dense = malloc((size_t)NS * 48 * sizeof(float));
+    fa.dense = malloc((size_t)NA * 32 * sizeof(float));
+    for (int i = 0; i < NS * 48; i++) fs.dense[i] = sinf(0.61f * (float)i) + 0.1f;
+    for (int i = 0; i < NA * 32; i++) fa.dense[i] = cosf(0.43f * (float)i);
+    ns_world_ws *ws = ns_world_ws_new();
+    for (int mode = 0; mode < 3; mode++) {
+        ns_world_set_bf16(&w, mode == 1);
+        ns_world_set_int8(&w, mode == 2);
+        int same = 1;
+        for (int64_t s = 0; s < NS; s++)
+            for (int64_t a = 0; a < NA; a++) {
+                float hs[O], ha[O], ref[O], got[O];
+                ns_world_project(&w, ws, &fs, true, &s, 1, hs);
+                ns_world_project(&w, ws, &fa, false, &a, 1, ha);
+                ns_world_transition(&w, ws, hs, ha, 1, ref);
+                ns_world_predict1(&w, ws, &fs, s, &fa, a, got);
+                if (memcmp(ref, got, sizeof ref)) same = 0;
+            }
+        CHECK(same);
+    }
+    /* int8 candidates: the normalised projections of the states as a table */
+    float P[NS * O], N_[NS], pred[O], f[NS], g[NS];
+    int64_t rows[NS];
+    for (int i = 0; i < NS; i++) rows[i] = i;
+    ns_world_project(&w, ws, &fs, true, rows, NS, P);
+    ns_l2norm_forward(P, N_, P, NS, O);
+    uint8_t *tab = malloc(ns_i8_table_size(NS, O));
+    ns_i8_table_pack(tab, P, NS, O);
+    for (int64_t a = 0; a < NA; a++) {
+        ns_world_predict1(&w, ws, &fs, 3, &fa, a, pred);
+        float nr;
+        ns_i8_table_dots(g, pred, 1.0f, tab, NS, O, NULL, NS);
+        ns_l2norm_forward(pred, &nr, pred, 1, O);
+        ns_dots(f, pred, P, NS, O);
+        int bf = 0, bg = 0;
+        for (int j = 1; j < NS; j++) bf = f[j] > f[bf] ? j : bf, bg = g[j] > g[bg] ? j : bg;
+        float second = -2;
+        for (int j = 0; j < NS; j++)
+            if (j != bf && f[j] > second) second = f[j];
+        if (f[bf] - second > 0.02f) CHECK_EQ_INT(bg, bf); /* a clear best: the same */
+        for (int j = 0; j < NS; j++)
+            for (int k = 0; k < NS; k++)
+                if (fabsf(f[j] - f[k]) > 0.05f) CHECK((f[j] < f[k]) == (g[j] < g[k]));
+    }
+    free(tab);
+    ns_world_ws_free(ws);
+    ns_features_free(&fs);
+    ns_features_free(&fa);
+    ns_world_free(&w);
+}
+
+static void test_predict1_resmlp(void) { predict1_check(NS_WORLD_RESMLP); }
+static void test_predict1_film(void) { predict1_check(NS_WORLD_FILM); }
+
 /* The split T (state part, action part, pair stage) equals T, for both
  * kinds, one row per pair and one state reused for every action; nine pairs
  * (one sgemm) and three (matrix-vector products). */
@@ -899,6 +972,8 @@ int main(void)
     if (!have_ds) printf("FAIL dataset\n");
     NS_RUN(test_builtin);
     NS_RUN(test_bf16_heads);
+    NS_RUN(test_predict1_resmlp);
+    NS_RUN(test_predict1_film);
     NS_RUN(test_tsplit_resmlp);
     NS_RUN(test_tsplit_film);
     NS_RUN(test_gradcheck_resmlp);

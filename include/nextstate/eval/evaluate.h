@@ -24,6 +24,15 @@
  * applicable action of the query state at once (one search expansion: the
  * state's part reused, m predictions scored against the 128 candidates).
  * Each measurement runs in a loop of its own (a search repeats one of them).
+ * (a) at batch 1 is one ns_world_predict1 call.
+ * INT8 MODELS (ns_world_set_int8) score candidates from an int8 table: the
+ * normalised projections quantised per row (nn.h ns_i8_table_pack), the
+ * prediction as T gives it quantised as a layer's input row, exact integer
+ * sums, scaled by 1/|ĥ| (ns_i8_table_dots) — for Hit@k, MRR, the top-1
+ * candidate and the latency alike (Acc@k, the full pool of the sweep and the
+ * rollout's inputs stay float; the rollout ranks its normalised predictions
+ * against the same table).  A quarter of the bytes of the float table, so
+ * a batch-1 query's candidates are 16 KB of gathered rows.
  *
  * POOL-SIZE SWEEP (ns_eval_pool_sweep; paper appendix B.4).  For each size
  * N, fresh pools for the list drawn by the split's rules
@@ -124,6 +133,9 @@ typedef struct ns_eval_result {
     double lat_split_us;          /* (b) with the split T (world.h), batch 1 */
     double lat_expand_us;         /* (b) split T over every applicable action of the query state, per transition */
     double lat_expand_actions;    /* mean applicable actions per timed state */
+    /* (a) at batch 1 and in batches over the fastest pass over the queries (each measurement repeats its
+     * pass up to 50 times): what a core of its own gives, where a shared core's other tenants raise the mean */
+    double lat_full_best_us, lat_full_batch_best_us;
     int64_t lat_n;
     size_t params_state, params_action, params_t, params_total;
     double seconds;

@@ -78,6 +78,22 @@ size_t ns_i8_packed_size(int C, int OC);
 void ns_i8_pack(uint8_t *dst, const float *weight, int C, int OC);
 void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
                           int OC);
+/* int8 candidate tables (scoring cached projections at batch 1): each of n
+ * rows of X[n×D] quantised as ns_i8_pack quantises a weight row (symmetric,
+ * scale max|x|/127, nearest), its integer sum kept; ns_i8_table_size bytes
+ * (dst 4-byte aligned): float scale[n], int32 sum[n], then from a 64-byte
+ * boundary the rows, ns_i8_table_row(D) bytes each (zero-padded). */
+size_t ns_i8_table_row(int D);
+size_t ns_i8_table_size(int n, int D);
+void ns_i8_table_pack(uint8_t *dst, const float *X, int n, int D);
+/* out[j] ≈ mul · x · X[rows[j]] (rows NULL: j) for j < n, from a table of
+ * ntab rows packed by ns_i8_table_pack: x quantised as a layer's input row
+ * (ns_linear_forward_i8), the integer products summed exactly, then
+ * (Σ − 128·sum[r]) · (s_x·mul · scale[r]) — the same bits from the AVX-512
+ * VNNI kernel and the C loop, and the order of the rows' scores does not
+ * depend on mul > 0. */
+void ns_i8_table_dots(float *out, const float *x, float mul, const uint8_t *tab, int ntab, int D,
+                      const int64_t *rows, int n);
 /* dinp[B×C] += dout[B×OC] · weight[OC×C];  dweight[OC×C] += doutᵀ · inp[B×C];
  * dbias[OC] += Σ_b dout[b,:].  Any of dinp, dweight, dbias may be NULL. */
 void ns_linear_backward(float *dinp, float *dweight, float *dbias, const float *dout, const float *inp,

@@ -171,6 +171,19 @@ void ns_world_project(const ns_world *w, ns_world_ws *ws, const ns_features *f, 
 /* pred[n × out] = T(hs[n × out], ha[n × out]). */
 void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, const float *ha, int n, float *pred);
 
+/* BATCH-1 QUERY: pred[out] = T(π_s(E(srow)), π_a(E(arow))) for one state row
+ * of fs and one action row of fa (rows of the inputs' stacked feature
+ * matrices) — what ns_world_project twice and ns_world_transition compute,
+ * to the bit, in whichever precision the model is set to (float, bfloat16,
+ * int8).  For dense heads and the residual-MLP T it runs the heads' layers
+ * itself (the feature rows read in place, activations in the work space,
+ * no batch bookkeeping) and T through ns_resmlp_forward at B = 1, reading
+ * the weights in the order they are packed; other models: those three calls.  (Software prefetches of the next layer's
+ * weights during a LayerNorm and GELU measured slower here, and so did
+ * running those in the shadow of the next layer's weight stream.) */
+void ns_world_predict1(const ns_world *w, ns_world_ws *ws, const ns_features *fs, int64_t srow,
+                       const ns_features *fa, int64_t arow, float *pred);
+
 /* T SPLIT FOR SEARCH.  T's first stage is linear in h_s and in h_a apart, so
  * everything that depends on one side only can be computed once per state
  * and once per action and cached next to their projections — what a search
