@@ -378,17 +378,27 @@ static void get_i32s(int32_t *a, const unsigned char *p, int n)
 #endif
 }
 
+/* A forest file's length against want, and (crc non-NULL) its checksum:
+ * crc over everything after the prefix against the prefix's field. */
+static ns_status check_size_crc(const unsigned char *p, size_t len, uint64_t want,
+                                uint32_t (*crc)(uint32_t, const void *, size_t), const char *path, ns_error *err)
+{
+    if ((uint64_t)len != want)
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
+                            (unsigned long long)want);
+    if (crc && crc(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
+        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
+    return NS_OK;
+}
+
 /* Version 1: the node arrays, checked, then packed. */
 static ns_status load_v1(ns_forest *f, const unsigned char *p, size_t len, const char *path, bool verify,
                          ns_error *err)
 {
     uint32_t nn = (uint32_t)f->nnodes, nt = (uint32_t)f->ntrees;
-    uint64_t want = PREFIX + HEADER_V1 + 8ull * nt + 17ull * nn;
-    if ((uint64_t)len != want)
-        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
-                            (unsigned long long)want);
-    if (verify && ns_crc32(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
-        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
+    ns_status st = check_size_crc(p, len, PREFIX + HEADER_V1 + 8ull * nt + 17ull * nn, verify ? ns_crc32 : NULL,
+                                  path, err);
+    if (st != NS_OK) return st;
     alloc_arrays(f);
     const unsigned char *q = p + PREFIX + HEADER_V1;
     get_i32s(f->tree_root, q, f->ntrees);
@@ -411,7 +421,7 @@ static ns_status load_v1(ns_forest *f, const unsigned char *p, size_t len, const
     get_i32s(f->right, q, f->nnodes);
     q += 4 * (size_t)nn;
     memcpy(f->default_left, q, nn);
-    ns_status st = check(f, path, err);
+    st = check(f, path, err);
     if (st == NS_OK) pack(f);
     return st;
 }
@@ -456,12 +466,9 @@ static ns_status load_v2(ns_forest *f, const unsigned char *p, size_t len, const
                          bool in_place, ns_error *err)
 {
     uint32_t nn = (uint32_t)f->nnodes, nt = (uint32_t)f->ntrees;
-    uint64_t want = PREFIX + HEADER_V2 + 8ull * nt + 8ull * nn;
-    if ((uint64_t)len != want)
-        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: %zu bytes, expected %llu (truncated?)", len,
-                            (unsigned long long)want);
-    if (verify && ns_crc32c(0, p + PREFIX, len - PREFIX) != get_u32(p + 12))
-        return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: checksum mismatch");
+    ns_status st = check_size_crc(p, len, PREFIX + HEADER_V2 + 8ull * nt + 8ull * nn, verify ? ns_crc32c : NULL,
+                                  path, err);
+    if (st != NS_OK) return st;
     if (get_u32(p + 36) != 0 || get_u32(p + 40) != 0 || get_u32(p + 44) != 0)
         return ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "forest: unknown flags");
     const unsigned char *q = p + PREFIX + HEADER_V2;
