@@ -8,7 +8,9 @@
 # env: MODEL (all-MiniLM-L6-v2; all-mpnet-base-v2), SEED (1), JOBS (2), TL (10 s per problem),
 #      DOMAINS (ACPBench folders, default all nine)
 #      VARIANTS  how prompts reach the encoder, any of
-#                  paper        the exact EmbedPlan prompt, truncated at max_seq_length (default)
+#                  paper        the exact EmbedPlan prompt with `embed`'s defaults: chunked (below) when a
+#                               prompt exceeds max_seq_length, as `embed` says on stderr (default)
+#                  truncate     the same prompt cut at max_seq_length (`embed --truncate`; the paper's code)
 #                  state-first  the same blocks with CURRENT STATE first (`embed --layout state-first`)
 #                  chunks       the paper prompt in windows of max_seq_length − 2 pieces, mean of their
 #                               embeddings (`embed --chunks`)
@@ -43,6 +45,7 @@ one_domain() { # ACPBench folder
         local flags=""
         case $v in
             paper) ;;
+            truncate) flags="--truncate" ;;
             state-first) flags="--layout state-first" ;;
             chunks) flags="--chunks" ;;
             *) echo "unknown variant $v" >>"$dir/log"; return 1 ;;
@@ -99,7 +102,7 @@ variants_all="builtin $VARIANTS"  # the tables always show the built-in column (
 {
     echo "# Word pieces per state prompt ($MODEL)"
     echo
-    for v in $(for x in $VARIANTS; do x=${x%-z}; echo "${x%-raw}"; done | sort -u); do
+    for v in $(for x in $VARIANTS; do x=${x%-z}; x=${x%-raw}; [ "$x" = truncate ] && x=paper; echo "$x"; done | sort -u); do
         [ "$v" = chunks ] && continue
         echo '```'
         "$NS" embed stats $(for d in $domains; do echo "$OUT/$d/data"; done) --model "$MODEL" --layout "$v"
@@ -161,7 +164,7 @@ table() { # SETTING-TAG or "dev"
     echo "# EmbedPlan world model on the nine ACPBench domains: $MODEL vs built-in literals"
     echo
     echo "Hit@5 (%, random tie-breaking), pools of 128, seed $SEED, dev-selected epoch.  Variants: $VARIANTS"
-    echo "(paper: the exact prompt, truncated at the model's max_seq_length; state-first: CURRENT STATE block first;"
+    echo "(paper: the exact prompt, chunked when longer than the model's max_seq_length; truncate: cut there; state-first: CURRENT STATE block first;"
     echo "chunks: mean of the embeddings of consecutive max_seq_length − 2 word-piece windows)."
     for s in $SETTINGS; do
         echo
