@@ -1,5 +1,6 @@
-/* test_search_lazy.c — the evaluator interface of ns_search, lazy GBFS with
- * preferred operators, and the time limit read by elapsed time (issue #14 D3). */
+/* test_search_lazy.c — the evaluator interface of ns_search, eager GBFS's
+ * preferred operators kept from evaluation, lazy GBFS with preferred
+ * operators, and the time limit read by elapsed time (issue #14 D3). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
