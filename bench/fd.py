@@ -7,7 +7,10 @@ For every problem of a list, sequentially (never two timed runs at once):
   sat    nextstate `solve --search gbfs --heuristic ff`      vs  FD `--alias lama-first`:
          solved, plan length, plan valid (checked by `nextstate validate`), wall time.
          With NS_SAT_SEARCH=lama nextstate runs `solve --search lama` (its LAMA-first)
-         instead: the same configuration on both sides.
+         instead: the same configuration on both sides.  The summary gives evaluations per
+         CPU second of search (ratio nextstate/FD) and per expansion, e.g. against
+         FD_SAT_SEARCH="lazy_greedy([ff()],preferred=[ff()])" or its eager_greedy twin,
+         and with NS_BASE the search-CPU speed-up new over base.
   ff     nextstate `solve --search lazy --heuristic ff`      vs  FD `lazy_greedy([ff()],
          preferred=[ff()])` (the same search: GBFS, deferred evaluation, h^FF helpful
          actions as preferred operators): evaluations, expansions, evaluations per CPU
@@ -451,6 +454,35 @@ def summarize(rows):
             nb = [r["sat_new_over_base_cpu"] for r in sat if r.get("sat_new_over_base_cpu")]
             s["sat"]["new_over_base_cpu_geomean"] = geomean(nb)
             print(f"\nGBFS-h^FF process CPU new/base geomean {fmt(geomean(nb), '.2f')} ({len(nb)} both solved)")
+        # evaluations per CPU second of search and per expansion (the goal 2 when
+        # FD_SAT_SEARCH is lazy_greedy([ff()],preferred=[ff()]) or its eager_greedy twin)
+        def sat_rates(who, peer):
+            rs = [r for r in sat if (r.get(f"sat_{who}_search_cpu") or 0) >= FF_MIN_SECONDS
+                  and (r.get(f"sat_{peer}_search_cpu") or 0) >= FF_MIN_SECONDS
+                  and r.get(f"sat_{who}_evaluated") and r.get(f"sat_{peer}_evaluated")]
+            return [(r[f"sat_{who}_evaluated"] / r[f"sat_{who}_search_cpu"])
+                    / (r[f"sat_{peer}_evaluated"] / r[f"sat_{peer}_search_cpu"]) for r in rs]
+        ev = sat_rates("ns", "fd")
+        s["sat"]["eval_rate_ratio_geomean"] = geomean(ev)
+        s["sat"]["eval_rate_problems"] = len(ev)
+        for who in ("ns", "fd") + (("base",) if NS_BASE else ()):
+            s["sat"][f"{who}_eval_per_exp_geomean"] = geomean(
+                [r[f"sat_{who}_evaluated"] / r[f"sat_{who}_expanded"] for r in sat
+                 if r.get(f"sat_{who}_evaluated") and r.get(f"sat_{who}_expanded")])
+        print(f"\nGBFS-h^FF vs FD {FD_SAT_SEARCH or 'lama-first'}: evaluations per CPU second of search, ratio geomean "
+              f"{fmt(geomean(ev), '.2f')} ({len(ev)} problems, both >= {FF_MIN_SECONDS:g} s); evaluations per "
+              f"expansion geomean {fmt(s['sat']['ns_eval_per_exp_geomean'], '.2f')} vs "
+              f"{fmt(s['sat']['fd_eval_per_exp_geomean'], '.2f')}")
+        if NS_BASE:
+            nb = [r["sat_base_search_cpu"] / r["sat_ns_search_cpu"] for r in sat
+                  if r.get("sat_ns_solved") and r.get("sat_base_solved")
+                  and min(r.get("sat_ns_search_cpu") or 0, r.get("sat_base_search_cpu") or 0) >= FF_MIN_SECONDS]
+            eb = sat_rates("ns", "base")
+            s["sat"]["base_over_new_search_cpu_geomean"] = geomean(nb)
+            s["sat"]["new_over_base_eval_rate_geomean"] = geomean(eb)
+            print(f"  speed-up new over base: search CPU base/new geomean {fmt(geomean(nb), '.2f')} "
+                  f"({len(nb)} both solved, both >= {FF_MIN_SECONDS:g} s); evaluations per CPU second "
+                  f"new/base {fmt(geomean(eb), '.2f')} ({len(eb)} problems)")
         x = s["sat"]
         print(f"\nGBFS-h^FF vs lama-first: coverage (valid plans) nextstate {x['ns_coverage']}/"
               f"{len(sat)}, FD {x['fd_coverage']}/{len(sat)}\n  on the {len(both)} both solved: "

@@ -407,7 +407,7 @@ int ns_heuristic_preferred(const ns_heuristic *h, const ns_word *s, int *ops)
     int n = 0;
     for (int k = 0; k < h->nrplan; k++)
         if (ns_task_applicable(h->task, h->rplan[k], s)) ops[n++] = h->rplan[k];
-    qsort(ops, (size_t)n, sizeof(int), ns_cmp_int);
+    ns_sort_int(ops, n); /* a handful: insertion sort, no qsort call per evaluation */
     return n;
 }
 

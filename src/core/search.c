@@ -23,11 +23,29 @@
  * States whose h is NS_H_INF are dead ends and are never queued; exhausting
  *   the queue therefore proves unsolvability for all three algorithms.
  *
+ * GBFS with preferred operators (eager): the preferred operators of a state
+ *   come from the evaluation that computed its h, when it was generated: each
+ *   evaluated state's helpful actions are kept in an arena of operator ids
+ *   (states are evaluated in id order, right after insertion, so a state's
+ *   list runs from its start offset to the next state's; nothing is kept for
+ *   a dead end), and expanding the state reads them back instead of
+ *   evaluating it again.  The evaluator's result must be a function of the
+ *   state alone (h^FF is), so the search is the same as with a second
+ *   evaluation at expansion — which is still what happens to states
+ *   evaluated after the arena reached opts.pref_cache bytes (or 2^32 ids).
+ *   preferred_fn filters the kept list at expansion, as before.  The arena
+ *   and its offsets count in the memory limit.
+ *
  * Statistics follow Fast Downward: `expanded` counts states taken from the
  * open list for expansion (for A* and GBFS the goal state, popped last, is
  * counted too), `generated` counts every successor produced (duplicates
- * included), `evaluated` counts heuristic evaluations (the initial state and
- * each new state; for BFS, the distinct states reached).
+ * included), `evaluated` counts the states evaluated (the initial state and
+ * each new state, once each; for BFS, the distinct states reached) — FD's
+ * "Evaluated N states" and the unit of max_evaluated.  Eager GBFS with
+ * preferred operators makes exactly that many heuristic evaluations, except
+ * for the second evaluation at expansion of a state whose preferred
+ * operators were not kept (opts.pref_cache), which is not counted: the
+ * counts and budgets do not depend on the cache.
  *
  * LAZY (deferred evaluation, LAMA): see search.h.  Entries are (parent,
  *   operator) pairs in an entry array; the open lists hold entry indices.
@@ -253,6 +271,16 @@ typedef struct search {
     openlist open;
     openlist popen; /* GBFS preferred-operator list (used when pref is set) */
     int *pref;      /* helpful actions of the state being expanded, or NULL */
+    /* eager GBFS with preferred operators: each evaluated state's preferred
+       operators, parena[poff[id] .. end), end = poff[id + 1] or pn for the
+       last state, as uint16_t when the task has at most 65536 operators
+       (pw = 2), else int32_t (pw = 4); kept for ids < pkept_below only
+       (poff NULL: none kept) */
+    void *parena;
+    size_t pn, pcap, pmax; /* entries used, allocated, allowed (opts.pref_cache) */
+    size_t pw;
+    uint32_t *poff;
+    uint32_t pkept_below;
     uint32_t *pmark, pstamp; /* op -> pstamp when preferred in the state being expanded */
     ns_succorder order; /* GBFS and lazy: successor order (succorder.h) */
     int *ops;       /* applicable operators (task->nops) */
@@ -277,13 +305,15 @@ static inline void ensure_nodes(search *s, uint32_t id)
         s->closed = ns_xrealloc(s->closed, cap);
         memset(s->closed + s->ncap, 0, cap - s->ncap);
     }
+    if (s->poff) s->poff = ns_xrealloc(s->poff, cap * sizeof(uint32_t));
     s->ncap = cap;
 }
 
 static size_t search_bytes(const search *s)
 {
-    size_t per_state = sizeof(plink) + (s->gh ? sizeof(gh) + 1 : 0);
+    size_t per_state = sizeof(plink) + (s->gh ? sizeof(gh) + 1 : 0) + (s->poff ? sizeof(uint32_t) : 0);
     return ns_registry_bytes(&s->reg) + s->ncap * per_state + ol_bytes(&s->open) + ol_bytes(&s->popen) +
+           s->pcap * s->pw +
            s->heur_bytes + (size_t)s->t->nops * sizeof(int) + ns_wordfx_bytes(&s->fx) +
            (BATCH + 1) * (size_t)s->t->nwords * sizeof(ns_word) +
            (size_t)s->t->nops * ((s->pmark ? sizeof(uint32_t) : 0) + (s->order.rank ? 2 * sizeof(int) : 0));
@@ -418,6 +448,68 @@ static int greedy_successors(search *s, int npref)
     return nops;
 }
 
+/* Eager GBFS with preferred operators: evaluates state `id` (just inserted,
+ * every lower id evaluated already), keeping its preferred operators while
+ * the arena has room (s->pref is the scratch: the preferred operators of
+ * the state being expanded are marked by then); returns h. */
+static int evaluate_keep(search *s, uint32_t id, const ns_word *st)
+{
+    if (id >= s->pkept_below) return evaluate(s, st, NULL, NULL);
+    int n = 0;
+    int h = evaluate(s, st, s->pref, &n);
+    if (h == NS_H_INF) n = 0; /* nothing for a dead end */
+    if (s->pn + (size_t)n > s->pcap) {
+        size_t cap = s->pcap ? 2 * s->pcap : 1024;
+        if (cap < s->pn + (size_t)n) cap = s->pn + (size_t)n;
+        if (cap > s->pmax) cap = s->pmax;
+        if (cap < s->pn + (size_t)n) { /* full: this state and later ones are evaluated again */
+            s->pkept_below = id;
+            return h;
+        }
+        s->parena = ns_xrealloc(s->parena, cap * s->pw);
+        s->pcap = cap;
+    }
+    s->poff[id] = (uint32_t)s->pn;
+    if (s->pw == 2) {
+        uint16_t *a = (uint16_t *)s->parena + s->pn;
+        for (int k = 0; k < n; k++) a[k] = (uint16_t)s->pref[k];
+    } else if (n > 0) {
+        memcpy((int32_t *)s->parena + s->pn, s->pref, (size_t)n * sizeof(int32_t));
+    }
+    s->pn += (size_t)n;
+    return h;
+}
+
+/* The kept preferred operators of state `id` (< s->pkept_below) into ops;
+ * returns their number. */
+static inline int kept_preferred(const search *s, uint32_t id, int *ops)
+{
+    size_t b = s->poff[id], e = id + 1 < s->reg.n && id + 1 < s->pkept_below ? s->poff[id + 1] : s->pn;
+    int n = (int)(e - b);
+    if (s->pw == 2) {
+        const uint16_t *a = (const uint16_t *)s->parena + b;
+        for (int k = 0; k < n; k++) ops[k] = a[k];
+    } else if (n > 0) {
+        memcpy(ops, (const int32_t *)s->parena + b, (size_t)n * sizeof(int32_t));
+    }
+    return n;
+}
+
+/* Over the memory limit?  The kept preferred operators go first: without
+ * them the search goes on as before, evaluating expanded states again. */
+static bool out_of_memory(search *s)
+{
+    if (!over_memory(s)) return false;
+    if (!s->poff) return true;
+    free(s->parena);
+    free(s->poff);
+    s->parena = NULL;
+    s->poff = NULL;
+    s->pn = s->pcap = 0;
+    s->pkept_below = 0;
+    return over_memory(s);
+}
+
 static inline bool is_preferred(const search *s, int op) { return s->pref && s->pmark[op] == s->pstamp; }
 
 static inline uint64_t astar_key(int g, int h)
@@ -434,7 +526,7 @@ static ns_status run_best_first(search *s, bool astar)
 
     uint32_t id0 = ns_registry_insert(&s->reg, t->init, NULL);
     ensure_nodes(s, id0);
-    int h0 = evaluate(s, t->init, NULL, NULL);
+    int h0 = s->poff ? evaluate_keep(s, id0, t->init) : evaluate(s, t->init, NULL, NULL);
     r->evaluated = 1;
     r->init_h = h0;
     if (h0 == NS_H_INF) return NS_UNSOLVABLE;
@@ -453,7 +545,7 @@ static ns_status run_best_first(search *s, bool astar)
         uint32_t cur = ol_pop(which ? &s->popen : &s->open);
         if (s->closed[cur]) continue; /* a stale entry */
         s->closed[cur] = 1;
-        if (over_memory(s)) return NS_OUT_OF_MEMORY;
+        if (out_of_memory(s)) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
         if (over_budget(s, r)) return NS_INCOMPLETE;
         r->expanded++;
@@ -461,9 +553,10 @@ static ns_status run_best_first(search *s, bool astar)
         if (ns_task_is_goal(t, s->state)) return extract_plan(s, cur);
         const int g = s->gh[cur].g;
         int npref = 0;
-        /* eager search: the preferred operators of the state being expanded
-           come from evaluating it again (its h was computed at generation) */
-        if (s->pref && evaluate(s, s->state, s->pref, &npref) == NS_H_INF) npref = 0;
+        /* the preferred operators of the state being expanded: kept from its
+           evaluation at generation, or (not kept) from evaluating it again */
+        if (s->pref && cur < s->pkept_below) npref = kept_preferred(s, cur, s->pref);
+        else if (s->pref && evaluate(s, s->state, s->pref, &npref) == NS_H_INF) npref = 0;
         if (s->pref && s->o->preferred_fn && npref > 0)
             npref = s->o->preferred_fn(s->o->preferred_ctx, s->state, s->pref, npref, s->pref);
         /* A*: operator-id order; GBFS: successor order (succorder.h) */
@@ -478,7 +571,7 @@ static ns_status run_best_first(search *s, bool astar)
             uint32_t id = ns_registry_insert_hashed(&s->reg, succ, s->hsucc[k % BATCH], &is_new);
             if (is_new) {
                 ensure_nodes(s, id);
-                int h = evaluate(s, succ, NULL, NULL);
+                int h = s->poff ? evaluate_keep(s, id, succ) : evaluate(s, succ, NULL, NULL);
                 r->evaluated++;
                 if (over_time(s)) return NS_OUT_OF_TIME;
                 s->links[id] = (plink){cur, op};
@@ -616,6 +709,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->preferred = true;
     o->preferred_fn = NULL;
     o->preferred_ctx = NULL;
+    o->pref_cache = SIZE_MAX;
     o->evaluator = NULL;
     o->extra = NULL;
 }
@@ -675,11 +769,20 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
             s.pref = ns_xmalloc(((size_t)t->nops + 1) * sizeof(int));
             s.pmark = ns_xcalloc((size_t)t->nops + 1, sizeof(uint32_t));
         }
+        if (pref && o->algo == NS_SEARCH_GBFS && o->pref_cache > 0) { /* eager: keep them */
+            s.pw = t->nops <= 65536 ? sizeof(uint16_t) : sizeof(int32_t);
+            s.pmax = o->pref_cache / s.pw;
+            if (s.pmax > UINT32_MAX) s.pmax = UINT32_MAX; /* offsets are 32-bit */
+            s.pkept_below = UINT32_MAX;
+            s.poff = ns_xmalloc(sizeof(uint32_t)); /* grown by ensure_nodes */
+        }
         if (o->algo != NS_SEARCH_ASTAR) ns_succorder_init(&s.order, t);
         if (o->algo == NS_SEARCH_LAZY) st = run_lazy(&s);
         else st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
         free(s.pref);
         free(s.pmark);
+        free(s.parena);
+        free(s.poff);
         ns_succorder_free(&s.order);
         ns_evaluator_free(&s.own);
     }

@@ -35,9 +35,12 @@ int ns_heuristic_preferred(const ns_heuristic *h, const ns_word *s, int *ops);
  * A heuristic object for ns_search: eval returns h(s) (NS_H_INF for a dead
  * end) and, when pref is not NULL, writes the preferred (helpful) operators
  * of s from the SAME evaluation into pref (ascending, capacity task->nops)
- * and their number into *npref (0 when it has none).  bytes (may be NULL)
- * reports scratch for memory limits; free (may be NULL) releases ctx.
- * Learned heuristics implement the same three functions. */
+ * and their number into *npref (0 when it has none).  Both must depend on s
+ * alone, not on earlier calls: eager GBFS keeps the preferred operators from
+ * a state's evaluation at generation and uses them when it expands the
+ * state (search.c).  bytes (may be NULL) reports scratch for memory limits;
+ * free (may be NULL) releases ctx.  Learned heuristics implement the same
+ * three functions. */
 typedef struct ns_evaluator {
     void *ctx;
     int (*eval)(void *ctx, const ns_word *s, int *pref, int *npref);

@@ -56,6 +56,14 @@ typedef struct ns_search_opts {
        number.  NULL: every helpful action is preferred. */
     int (*preferred_fn)(void *ctx, const ns_word *s, const int *ops, int nops, int *out);
     void *preferred_ctx;
+    /* Eager GBFS with preferred operators: bytes for keeping every evaluated
+       state's preferred operators from the evaluation that computed its h,
+       so that its expansion needs no second evaluation (search.c).  States
+       evaluated once it is full are evaluated again at expansion — the same
+       search, the evaluator being a function of the state — and the memory
+       limit counts what is kept.  0: keep none; default SIZE_MAX (no cap of
+       its own). */
+    size_t pref_cache;
 } ns_search_opts;
 
 typedef struct ns_search_result {
