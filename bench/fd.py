@@ -484,7 +484,7 @@ def summarize(rows):
                   f"({len(nb)} both solved, both >= {FF_MIN_SECONDS:g} s); evaluations per CPU second "
                   f"new/base {fmt(geomean(eb), '.2f')} ({len(eb)} problems)")
         x = s["sat"]
-        print(f"\nGBFS-h^FF vs lama-first: coverage (valid plans) nextstate {x['ns_coverage']}/"
+        print(f"\nGBFS-h^FF vs FD {FD_SAT_SEARCH or 'lama-first'}: coverage (valid plans) nextstate {x['ns_coverage']}/"
               f"{len(sat)}, FD {x['fd_coverage']}/{len(sat)}\n  on the {len(both)} both solved: "
               f"plan length sum {x['ns_plan_length_sum']} vs {x['fd_plan_length_sum']}, "
               f"wall time ratio nextstate/FD geomean "
@@ -515,6 +515,7 @@ def summarize(rows):
 
 def notable(rows):
     notes = []
+    fd_name = FD_SAT_SEARCH or "lama-first"
     for r in rows:
         where = f"{r['problem_file']}:"
         if "blind_ns_status" in r:
@@ -531,14 +532,14 @@ def notable(rows):
             if r.get("sat_ns_solved") and not r.get("sat_ns_valid"):
                 notes.append(f"{where} GBFS-h^FF: nextstate's plan is INVALID")
             if r["sat_fd_solved"] and not r.get("sat_fd_valid"):
-                notes.append(f"{where} lama-first: `nextstate validate` rejects FD's plan")
+                notes.append(f"{where} FD {fd_name}: `nextstate validate` rejects FD's plan")
             if r.get("sat_fd_valid") and not r.get("sat_ns_solved"):
                 notes.append(f"{where} GBFS-h^FF: nextstate {r['sat_ns_status']} after "
-                             f"{r['sat_ns_wall']:.1f} s, lama-first solved in "
+                             f"{r['sat_ns_wall']:.1f} s, FD {fd_name} solved in "
                              f"{r['sat_fd_wall']:.1f} s (length {r['sat_fd_plan_length']})")
             elif r.get("sat_ns_valid") and r.get("sat_fd_valid") and \
                     r["sat_ns_wall"] > 2 * r["sat_fd_wall"] + 1:
-                notes.append(f"{where} GBFS-h^FF: wall {r['sat_ns_wall']:.1f} s vs lama-first "
+                notes.append(f"{where} GBFS-h^FF: wall {r['sat_ns_wall']:.1f} s vs FD {fd_name} "
                              f"{r['sat_fd_wall']:.1f} s")
     return notes
 
