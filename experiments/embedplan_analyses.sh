@@ -12,8 +12,19 @@
 #      are order-invariant by construction.
 #   3. Hit@1/5 by the query state's cost-to-go h* (H's question, asked of the trained model).
 #   4. Misses (J): how many facts the top-1 state differs by from the true next state.
+#   5. Latent distance alignment (H.1): every state s with h* >= 0 against its problem's goal g, d = 1 − cos(e_s,
+#      e_g) vs h* = cost(s, g): Pearson, Spearman, and partial r with the length residualised out of both.
+#      text: e_s = states.npy; e_g = `embed texts` of the goal prompt = a state prompt of the problem (from
+#      `data export --text`) with its CURRENT STATE clauses replaced by the GOAL DESCRIPTION's (same template,
+#      header, problem and goal blocks; chunked like the states when beyond the window); length = characters of
+#      the state prompt (per-state word-piece counts are not exposed by the CLI: `embed tokenize` stops at
+#      max_seq_length).  literals: 0/1 over the problem's fluent atoms, the goal's positive atoms as e_g.  WL:
+#      `encode --fit --fit-goals --goals` (2 iterations, statics in; one vocabulary of all the dataset's state
+#      and goal graphs), whose goal row is the paper's (a state holding exactly the positive goal atoms, no
+#      statics); length = true atoms of s.  Inputs in OUT/DOMAIN/lda/,
+#      pairs (state id, d, h*, length) in OUT/DOMAIN/lda/pairs-ENC.npy, the numbers computed with the tables.
 # Writes OUT/results.json, OUT/results.md, OUT/pca-text.png, OUT/pca-wl.png, OUT/cost_to_go.png,
-# OUT/misses.png and per domain OUT/DOMAIN/ (splits, features, cells: train-ENC.json, eval-ENC.json).
+# OUT/misses.png, OUT/lda.png and per domain OUT/DOMAIN/ (splits, features, cells: train-ENC.json, eval-ENC.json).
 #   experiments/embedplan_analyses.sh [OUT]          (default results/analyses)
 # env: DOMAINS ("ferry blocksworld logistics"), PROTOCOLS ("interpolation extrapolation"),
 #      ENCODERS ("builtin wl text"), MODEL (all-MiniLM-L6-v2; a folder works, e.g. the tests' tiny-bert),
@@ -111,7 +122,29 @@ one_domain() { # DOMAIN
         "$NS" featurize pca "$(ns_spec "$dir/wl-${PROTOCOLS%% *}" states)" -o "$dir/pca-wl.npy" --seed "$SEED" \
             --json >"$dir/pca-wl.json" 2>>"$log" || { rm -f "$dir/pca-wl.json"; echo "FAILED $d: WL PCA"; }
     fi
+    lda_inputs "$d" "$data" "$text"
     echo "$data" >"$dir/dataset.path"
+}
+
+lda_inputs() { # DOMAIN DATASET TEXT(0|1): what step 5 (latent distance alignment) needs besides the dataset
+    local dir="$OUT/$1" data=$2 text=$3 lda="$OUT/$1/lda"
+    local log="$dir/log"
+    mkdir -p "$lda"
+    if [ "$text" = 1 ] && [ ! -s "$lda/goals-$mname.npy" ]; then
+        # every state's prompt from `data export --text` → the state prompts' lengths and one goal prompt per problem
+        (set -o pipefail; "$NS" data export "$data" --text --domains "$NS_ROOT/domains" 2>>"$log" |
+            PYTHONPATH="$(dirname "$0")" "$PYTHON" -c 'import sys, tables_lib; tables_lib.lda_prompts(sys.stdin, sys.argv[1], sys.argv[2])' \
+                "$data" "$lda" 2>>"$log") &&
+            "$NS" embed texts "$lda/goal-prompts.jsonl" -o "$lda/goals-$mname.tmp.npy" --model "$MODEL" --quiet \
+                >>"$log" 2>&1 && mv "$lda/goals-$mname.tmp.npy" "$lda/goals-$mname.npy" || echo "FAILED $1: LDA goal prompts"
+    fi
+    if [[ " $ENCODERS " == *" wl "* ]] && [ ! -s "$lda/wl-goals.npy" ]; then
+        # one WL vocabulary fitted on every state and goal graph of the dataset (no training here: --fit --fit-goals,
+        # else most goal colours fall outside a vocabulary of states); goal rows = `encode --goals`
+        (cd "$(ns_data_cwd "$data")" && "$NS" encode "$data" --encoder wl --fit --fit-goals --iterations 2 \
+            --statics in -o "$lda/wl-states.npy" --goals "$lda/wl-goals.tmp.npy" --quiet) >>"$log" 2>&1 &&
+            mv "$lda/wl-goals.tmp.npy" "$lda/wl-goals.npy" || echo "FAILED $1: LDA WL goal rows"
+    fi
 }
 
 t0=$(date +%s)

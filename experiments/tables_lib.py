@@ -255,6 +255,140 @@ def fact_order(dataset, emb, shuffles):
             "unchanged": float((d_ord == 0).mean())}
 
 
+HDR_STATE, HDR_GOAL = "\n\n### CURRENT STATE ###\n", "\n\n### GOAL DESCRIPTION ###\n"
+
+
+def lda_prompts(lines, dataset, lda_dir):
+    """Latent distance alignment, text inputs: from `data export --text` lines (every transition's two state
+    prompts) writes lda_dir/state-chars.npy (characters of each state's prompt, -1 for a state in no
+    transition) and lda_dir/goal-prompts.jsonl, one goal prompt per problem (rows: goal-problems.json): a
+    state prompt of that problem with the CURRENT STATE block's clauses replaced by the GOAL DESCRIPTION's."""
+    prob = np.load(os.path.join(dataset, "state_problem.npy"))  # by index: problem names need not be unique
+    chars = np.full(len(prob), -1, dtype=np.int64)
+    one = {}
+    for line in lines:
+        r = json.loads(line)
+        for k, t in (("state", "state_text"), ("next_state", "next_state_text")):
+            chars[r[k]] = len(r[t])
+            one.setdefault(int(prob[r[k]]), r[t])
+    rows = []
+    with open(os.path.join(lda_dir, "goal-prompts.jsonl"), "w") as f:
+        for i in sorted(one):
+            t = one[i]
+            if t.count(HDR_STATE) != 1 or t.count(HDR_GOAL) != 1:
+                raise SystemExit(f"lda: problem {i}: a prompt without one CURRENT STATE and one GOAL DESCRIPTION block")
+            head, rest = t.split(HDR_STATE)
+            goal = rest.split(HDR_GOAL)[1]
+            f.write(json.dumps(head + HDR_STATE + goal + HDR_GOAL + goal) + "\n")
+            rows.append(i)
+    json.dump(rows, open(os.path.join(lda_dir, "goal-problems.json"), "w"))
+    np.save(os.path.join(lda_dir, "state-chars.npy"), chars)
+
+
+def _ranks(x):
+    """Ranks 0…n−1, ties averaged (Spearman)."""
+    o = np.argsort(x, kind="mergesort")
+    r = np.empty(len(x))
+    r[o] = np.arange(len(x))
+    _, inv = np.unique(x, return_inverse=True)
+    return (np.bincount(inv, r) / np.bincount(inv))[inv]
+
+
+def _r(a, b):
+    a, b = a - a.mean(), b - b.mean()
+    den = math.sqrt((a * a).sum() * (b * b).sum())
+    return float((a * b).sum() / den) if den > 0 else None
+
+
+def _resid(y, x):
+    """y minus its least-squares line in x (with intercept)."""
+    A = np.stack([np.ones(len(x)), x], axis=1)
+    return y - A @ np.linalg.lstsq(A, y, rcond=None)[0]
+
+
+def _centred(x, g):
+    """x minus the mean of its group g."""
+    _, inv = np.unique(g, return_inverse=True)
+    return x - (np.bincount(inv, x) / np.bincount(inv))[inv]
+
+
+def lda_stats(d, h, n_len, prob, seed=0):
+    """Pearson and Spearman r(d, h*), their partial forms with prompt length residualised out of both, the
+    confound's own correlations, r within problems (d and h* centred per problem: problem size, and with it
+    most of the length, held fixed), and r(d, h*) with h* permuted (a control: ≈ 0 when the pairs are real)."""
+    d, h, n_len = (np.asarray(v, dtype=np.float64) for v in (d, h, n_len))
+    st = {"n": int(len(d))}
+    if len(d) < 3:
+        return st
+    rd, rh, rl = _ranks(d), _ranks(h), _ranks(n_len)
+    st.update(pearson=_r(d, h), spearman=_r(rd, rh), r_len_h=_r(n_len, h), r_len_d=_r(n_len, d),
+              partial_pearson=_r(_resid(d, n_len), _resid(h, n_len)),
+              partial_spearman=_r(_resid(rd, rl), _resid(rh, rl)),
+              within_problem=_r(_centred(d, prob), _centred(h, prob)),
+              pearson_shuffled=_r(d, np.random.default_rng(seed).permutation(h)))
+    return st
+
+
+def lda(dataset, ddir, model):
+    """Paper appendix H.1, latent distance alignment: for every state s of the dataset with h* ≥ 0 and its
+    problem's goal g, d = 1 − cos(e_s, e_g) against h* = cost(s, g), per encoder; length = characters of the
+    state prompt (text) or true atoms of s (literals, WL).  Writes ddir/lda/pairs-ENC.npy (rows: state id, d,
+    h*, length) and returns {encoder: stats}; {} without numpy or inputs."""
+    if np is None:
+        return {}
+    L = os.path.join(ddir, "lda")
+    try:
+        man = json.load(open(os.path.join(dataset, "manifest.json")))
+        h = np.load(os.path.join(dataset, "state_hstar.npy")).astype(np.int64)
+        prob = np.load(os.path.join(dataset, "state_problem.npy")).astype(np.int64)
+        bits = np.load(os.path.join(dataset, "states.npy"))
+    except (OSError, ValueError):
+        return {}
+    N = len(h)
+    # literals: 0/1 over each problem's fluent atoms; goal atoms by name (a static goal atom is not a column)
+    X = np.zeros((N, max(len(p["atoms"]) for p in man["problems"])), dtype=np.float64)
+    G = np.zeros((len(man["problems"]), X.shape[1]))
+    for j in range(X.shape[1]):
+        X[:, j] = (bits[:, j // 64] >> np.uint64(j % 64)) & np.uint64(1)
+    for i, p in enumerate(man["problems"]):
+        X[prob == i, len(p["atoms"]):] = 0
+        idx = {a: k for k, a in enumerate(p["atoms"])}
+        for a in p["goal"]:
+            if a in idx:
+                G[i, idx[a]] = 1
+    natoms = X.sum(axis=1)
+    inputs = {"builtin": (X, G, np.arange(len(G)), natoms)}
+    try:
+        inputs["wl"] = (np.load(os.path.join(L, "wl-states.npy")), np.load(os.path.join(L, "wl-goals.npy")),
+                        np.arange(len(G)), natoms)
+    except (OSError, ValueError):
+        pass
+    try:
+        inputs["text"] = (np.load(os.path.join(ddir, "emb-" + model, "states.npy")),
+                          np.load(os.path.join(L, "goals-" + model + ".npy")),
+                          np.array(json.load(open(os.path.join(L, "goal-problems.json"))), dtype=np.int64),
+                          np.load(os.path.join(L, "state-chars.npy")).astype(np.float64))
+    except (OSError, ValueError):
+        pass
+    res = {}
+    for enc, (S, Gm, rows, length) in inputs.items():
+        S, Gm = S.astype(np.float64), Gm.astype(np.float64)
+        grow = np.full(len(man["problems"]), -1)
+        grow[rows] = np.arange(len(rows))
+        gi = grow[prob]
+        keep = (h >= 0) & (gi >= 0) & (length >= 0)
+        keep &= np.linalg.norm(S, axis=1) > 0
+        keep &= np.linalg.norm(Gm, axis=1)[np.maximum(gi, 0)] > 0
+        ids = np.flatnonzero(keep)
+        d = _cos_dist(S[ids], Gm[gi[ids]])
+        st = lda_stats(d, h[ids], length[ids], prob[ids])
+        st.update(problems=int(len(np.unique(prob[ids]))), dropped=int(N - len(ids)),
+                  length="prompt characters" if enc == "text" else "true atoms")
+        np.save(os.path.join(L, f"pairs-{enc}.npy"), np.stack([ids, d, h[ids], length[ids]], axis=1))
+        res[enc] = st
+    return res
+
+
 def _metrics(ev):
     m = ev.get("metrics", {})
     return {k: m.get(k) for k in ("n", "hit@1", "hit@5", "chance@5", "hit@5_ceiling")}
@@ -273,7 +407,7 @@ def _hist_cols(hist):
 
 
 def analyses_tables(out, domains, protocols, encoders, cfg):
-    runs, order, pca = [], {}, {}
+    runs, order, pca, align = [], {}, {}, {}
     for d in domains:
         ddir = os.path.join(out, d)
         try:
@@ -300,6 +434,10 @@ def analyses_tables(out, domains, protocols, encoders, cfg):
             fo = fact_order(dataset, os.path.join(ddir, "emb-" + cfg["model"]), cfg["shuffles"])
             if fo:
                 order[d] = fo
+        if dataset and os.path.isdir(os.path.join(ddir, "lda")):
+            la = lda(dataset, ddir, cfg["model"])
+            if la:
+                align[d] = {e: la[e] for e in encoders if e in la}
         pw = load(os.path.join(ddir, "pca-wl.json"))
         if pw:
             pca.setdefault("wl", {})[d] = {"variance_ratio": pw["variance_ratio"], "rows": pw["rows"],
@@ -309,7 +447,7 @@ def analyses_tables(out, domains, protocols, encoders, cfg):
         names = [os.path.basename(os.path.dirname(os.path.dirname(s["spec"]))) for s in pt["specs"]]
         pca["text"] = {"model": cfg["model"], "variance_ratio": pt["variance_ratio"], "dim": pt["dim"],
                        "domains": [{"domain": n, "rows": s["rows"]} for n, s in zip(names, pt["specs"])]}
-    res = dict(cfg, domains=domains, protocols=protocols, encoders=encoders, runs=runs, fact_order=order, pca=pca)
+    res = dict(cfg, domains=domains, protocols=protocols, encoders=encoders, runs=runs, fact_order=order, pca=pca, lda=align)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     L = []
@@ -412,11 +550,57 @@ def analyses_tables(out, domains, protocols, encoders, cfg):
     for d, w in pca.get("wl", {}).items():
         P(f"- WL features of {d} ({w['rows']} states × {w['dim']} columns): " +
           " + ".join(f"{100 * v:.1f}%" for v in w["variance_ratio"]) + " (pca-wl.png, coloured by h*)")
+    P("")
+    P("## Latent distance alignment (appendix H.1)")
+    P("")
+    if align:
+        fmt = lambda v: "—" if v is None else f"{v:+.3f}"
+        P("Every state s with h* ≥ 0 paired with its problem's goal g: d = 1 − cos(e_s, e_g) against h* = cost(s, g); "
+          "partial: both residualised on the length (text: characters of the state prompt; literals, WL: true atoms "
+          "of s).  Goals: text = the state prompt's template with the goal clauses in the CURRENT STATE block; "
+          "literals = the goal atoms' 0/1 vector; WL = `encode --fit --fit-goals --goals` (a state holding the "
+          "goal atoms, one vocabulary of the dataset's state and goal graphs).  "
+          "Within problems: Pearson r of d and h* centred per problem.  Shuffled: r with h* permuted (a control).  The paper (four encoders, nine domains): ≈ 0 after the control.")
+        P("")
+        P("| domain | encoder | pairs | problems | Pearson r(d, h*) | Spearman ρ | r(len, h*) | r(len, d) | "
+          "partial r | partial ρ | r within problems | shuffled r |")
+        P("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for d, per in align.items():
+            for e, st in per.items():
+                P(f"| {d} | {ENCODER_NAMES.get(e, e)} | {st['n']} | {st['problems']} | {fmt(st.get('pearson'))} | "
+                  f"{fmt(st.get('spearman'))} | {fmt(st.get('r_len_h'))} | {fmt(st.get('r_len_d'))} | "
+                  f"{fmt(st.get('partial_pearson'))} | {fmt(st.get('partial_spearman'))} | {fmt(st.get('within_problem'))} | "
+                  f"{fmt(st.get('pearson_shuffled'))} |")
+    else:
+        P("No inputs (step 5 did not run).")
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(L) + "\n")
     print("\n".join(L))
     _analyses_plots(out, runs, protocols, pca)
+    _lda_plot(out, align)
     return 0
+
+
+def _lda_plot(out, align):
+    """d(e_s, e_g) against h*, one panel per encoder, coloured by domain (lda.png)."""
+    plt = _pyplot()
+    encs = sorted({e for per in align.values() for e in per})
+    if plt is None or np is None or not encs:
+        return
+    fig, axs = plt.subplots(1, len(encs), figsize=(4.5 * len(encs), 4), squeeze=False)
+    for ax, e in zip(axs[0], encs):
+        for d, per in align.items():
+            if e not in per:
+                continue
+            x = np.load(os.path.join(out, d, "lda", f"pairs-{e}.npy"))
+            st = per[e]
+            lab = f"{d} r={st.get('pearson') or 0:+.2f}, partial {st.get('partial_pearson') or 0:+.2f}"
+            ax.scatter(x[:, 2] + np.random.default_rng(0).uniform(-0.2, 0.2, len(x)), x[:, 1], s=4, alpha=0.5,
+                       label=lab)
+        ax.set(xlabel="h* (jittered)", ylabel="1 − cos(e_s, e_g)", title=ENCODER_NAMES.get(e, e))
+        ax.legend(fontsize=6, markerscale=2)
+    _save(fig, os.path.join(out, "lda.png"))
+    plt.close(fig)
 
 
 def _analyses_plots(out, runs, protocols, pca):

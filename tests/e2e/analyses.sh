@@ -59,8 +59,54 @@ p = r["pca"]
 need([x["domain"] for x in p["text"]["domains"]] == ["ferry", "blocksworld"], "text PCA domains")
 need(len(p["text"]["variance_ratio"]) == 2 and 0 < sum(p["text"]["variance_ratio"]) <= 1 + 1e-6, "variance ratios")
 need(set(p["wl"]) == {"ferry", "blocksworld"}, "WL PCA per domain")
+# latent distance alignment (H.1): counts, |r| <= 1, the pairs' d recomputed from the encoders' own rows, the
+# correlations recomputed from the pairs (partial r by the textbook formula), and shuffled pairs must differ
+import numpy as np
+la = r["lda"]
+need(set(la) == {"ferry", "blocksworld"}, "LDA per domain")
+root = out.rsplit("/", 1)[0] + "/root"
+for d, per in la.items():
+    ds = f"{root}/{d}/data"
+    h = np.load(ds + "/state_hstar.npy")
+    prob = np.load(ds + "/state_problem.npy")
+    need(set(per) == {"builtin", "wl", "text"}, f"{d}: LDA encoders {sorted(per)}")
+    need(per["builtin"]["n"] == int((h >= 0).sum()), f"{d}: literal pairs != states with h* >= 0")
+    for e, st in per.items():
+        need(st["n"] > 2 and st["problems"] > 0, f"{d} {e}: LDA pairs")
+        for k in ("pearson", "spearman", "partial_pearson", "partial_spearman", "r_len_h", "r_len_d", "pearson_shuffled",
+                  "within_problem"):
+            need(st[k] is not None and abs(st[k]) <= 1 + 1e-9, f"{d} {e}: {k} = {st[k]}")
+        x = np.load(f"{out}/{d}/lda/pairs-{e}.npy")
+        ids, dist, hh, ln = x[:, 0].astype(int), x[:, 1], x[:, 2], x[:, 3]
+        need(len(x) == st["n"] and (hh == h[ids]).all() and (hh >= 0).all(), f"{d} {e}: pairs' h* misaligned")
+        if e == "builtin":  # the literal sets by name: |s ∩ g| / sqrt(|s| |g|)
+            man, bits = json.load(open(ds + "/manifest.json")), np.load(ds + "/states.npy")
+            for i, di, li in zip(ids, dist, ln):
+                pr = man["problems"][prob[i]]
+                true = {a for j, a in enumerate(pr["atoms"]) if (int(bits[i, j // 64]) >> (j % 64)) & 1}
+                cos = len(true & set(pr["goal"])) / np.sqrt(len(true) * len(set(pr["goal"]) & set(pr["atoms"])))
+                need(abs(di - (1 - cos)) < 1e-9 and li == len(true), f"{d}: literal pair of state {i}")
+        else:
+            S = np.load(f"{out}/{d}/emb-tiny-bert/states.npy" if e == "text" else f"{out}/{d}/lda/wl-states.npy")
+            G = np.load(f"{out}/{d}/lda/goals-tiny-bert.npy" if e == "text" else f"{out}/{d}/lda/wl-goals.npy")
+            rows = json.load(open(f"{out}/{d}/lda/goal-problems.json")) if e == "text" else list(range(len(G)))
+            g = G[[rows.index(p) for p in prob[ids]]]
+            cos = (S[ids] * g).sum(1) / np.linalg.norm(S[ids], axis=1) / np.linalg.norm(g, axis=1)
+            need(np.allclose(dist, 1 - cos, atol=1e-5), f"{d} {e}: d is not 1 - cos(e_s, e_g) of the pairs")
+        c = np.corrcoef([dist, hh, ln])
+        need(abs(c[0, 1] - st["pearson"]) < 1e-6, f"{d} {e}: Pearson r does not follow from the pairs")
+        part = (c[0, 1] - c[0, 2] * c[1, 2]) / np.sqrt((1 - c[0, 2] ** 2) * (1 - c[1, 2] ** 2))
+        need(abs(part - st["partial_pearson"]) < 1e-6, f"{d} {e}: partial r {st['partial_pearson']} != {part}")
+        shuf = [np.corrcoef(dist, np.random.default_rng(s).permutation(hh))[0, 1] for s in range(5)]
+        need(max(abs(v - st["pearson"]) for v in shuf) > 1e-6, f"{d} {e}: r unchanged by shuffling the pairs")
+    # the goal prompt: a state prompt's template, the goal clauses in its CURRENT STATE block
+    for t in map(json.loads, open(f"{out}/{d}/lda/goal-prompts.jsonl")):
+        head, rest = t.split("\n\n### CURRENT STATE ###\n")
+        cur, goal = rest.split("\n\n### GOAL DESCRIPTION ###\n")
+        need(cur == goal and head.startswith("### PROBLEM DESCRIPTION ###"), f"{d}: goal prompt {t[:80]}")
 md = open(out + "/results.md").read()
-for h in ("## Hit@5 by the query state's cost to go", "## Misses", "## Fact-order sensitivity", "## PCA"):
+for h in ("## Hit@5 by the query state's cost to go", "## Misses", "## Fact-order sensitivity", "## PCA",
+          "## Latent distance alignment"):
     need(h in md, "results.md lacks " + h)
 PYEOF
 "$PY" -c '
@@ -70,10 +116,28 @@ assert xy.shape == (j["rows"], 2), xy.shape
 assert abs(xy.mean(axis=0)).max() < 1e-3 * (1 + abs(xy).max()), "coordinates not centred"
 ' "$TMP/res" || fail "pca-text.npy"
 if "$PY" -c 'import matplotlib' 2>/dev/null; then
-    for f in pca-text pca-wl cost_to_go misses; do [ -s "$TMP/res/$f.png" ] || fail "no $f.png"; done
+    for f in pca-text pca-wl cost_to_go misses lda; do [ -s "$TMP/res/$f.png" ] || fail "no $f.png"; done
 else
     grep -q 'matplotlib not installed: no plot' "$TMP/run.log" || fail "no plot note"
 fi
+# LDA's state prompts (`data export --text`, whose template the goal prompts take) are the prompts `embed` embedded
+"$NS" data export "$TMP/root/ferry/data" --text | "$PY" -c '
+import json, sys
+seen = {}
+for l in sys.stdin:
+    r = json.loads(l)
+    seen[r["state"]], seen[r["next_state"]] = r["state_text"], r["next_state_text"]
+ids = sorted(seen)
+json.dump(ids, open(sys.argv[1] + "/ids.json", "w"))
+open(sys.argv[1] + "/st.jsonl", "w").write("".join(json.dumps(seen[i]) + "\n" for i in ids))
+' "$TMP" || fail "export --text"
+expect_exit 0 "$NS" embed texts "$TMP/st.jsonl" -o "$TMP/st.npy" --model tests/fixtures/bert/tiny-bert --quiet
+"$PY" -c '
+import json, sys, numpy as np
+a, b = np.load(sys.argv[1] + "/st.npy"), np.load(sys.argv[1] + "/res/ferry/emb-tiny-bert/states.npy")
+ids = json.load(open(sys.argv[1] + "/ids.json"))
+assert len(ids) > 0 and np.abs(a - b[ids]).max() < 1e-5, np.abs(a - b[ids]).max()
+' "$TMP" || fail "exported state prompts are not the embedded ones"
 # resumable: a second run computes nothing new and writes the same tables
 cp "$TMP/res/results.md" "$TMP/first.md"
 run
