@@ -89,8 +89,9 @@ run_ref() { # THREADS OPENBLAS_THREADS
 }
 run_ours() { # OPENBLAS_THREADS
     local out rate cpu
+    # --truncate: sentence-transformers cuts at max_seq_length; `embed`'s default would chunk (more work, other vectors)
     out=$(OPENBLAS_NUM_THREADS=$1 "$BIN" embed texts "$P" --model "$M" -o "$WORK/ours-$MODEL.npy" \
-          --batch "$BATCH" --quiet --json)
+          --truncate --batch "$BATCH" --quiet --json)
     rate=$($PY -c 'import json,sys; print(json.loads(sys.stdin.read())["texts_per_second"])' <<<"$out")
     cpu=$($PY -c 'import json,sys; print(json.loads(sys.stdin.read())["cpu_seconds"])' <<<"$out")
     echo "  nextstate embed, OpenBLAS threads $1: $rate texts/s, $cpu CPU s"
