@@ -41,8 +41,8 @@ for p in interpolation plan-variant extrapolation; do
     [ "$n" -eq 2 ] || fail "$p table: $n rows"
 done
 [ "$(grep -c '^| \*\*mean ± SE over domains\*\*' "$OUT/results.md")" -eq 3 ] || fail "mean rows"
-# the plot, or the note that there is none
-if python3 -c 'import matplotlib' 2>/dev/null; then [ -s "$OUT/hit5.png" ] || fail "no hit5.png"
+# the plot, or the note that there is none (asked of the interpreter the script plots with: lib.sh's)
+if "${PLOT_PYTHON:-${PYTHON:-/usr/bin/python3}}" -c 'import matplotlib' 2>/dev/null; then [ -s "$OUT/hit5.png" ] || fail "no hit5.png"
 else grep -q 'matplotlib not installed: no plot' "$TMP/log" || fail "no plot note"; fi
 # resumed: nothing is trained again, the tables come out the same
 cp "$OUT/results.csv" "$TMP/before.csv"
