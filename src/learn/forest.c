@@ -285,17 +285,9 @@ ns_status ns_forest_from_xgb_json(ns_forest *f, const char *text, size_t len, in
     return st;
 }
 
-static void put_u32(ns_buf *b, uint32_t v)
-{
-    unsigned char c[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
-    ns_buf_put(b, (const char *)c, 4);
-}
+static void put_u32(ns_buf *b, uint32_t v) { ns_buf_put_le(b, v, 4); }
 
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+static uint32_t get_u32(const unsigned char *p) { return (uint32_t)ns_get_le(p, 4); }
 
 static void put_i32s(ns_buf *b, const int32_t *a, int n)
 {

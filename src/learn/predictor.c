@@ -439,20 +439,6 @@ long ns_predictor_size(const ns_predictor *m)
     return (long)m->xgb.rounds;
 }
 
-static void put_le(ns_buf *b, uint64_t v, int bytes)
-{
-    unsigned char c[8];
-    for (int i = 0; i < bytes; i++) c[i] = (unsigned char)(v >> (8 * i));
-    ns_buf_put(b, c, (size_t)bytes);
-}
-
-static uint64_t get_le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
-
 /* An XGB model file (predictor.h): header, description, the forest at a
  * 64-byte boundary, CRC-32C of everything before it. */
 static ns_status save_xgb(const char *path, const ns_buf *meta, const ns_buf *forest, ns_error *err)
@@ -461,16 +447,16 @@ static ns_status save_xgb(const char *path, const ns_buf *meta, const ns_buf *fo
     ns_buf_init(&b);
     size_t off = (XGB_HEADER + meta->len + XGB_ALIGN - 1) / XGB_ALIGN * XGB_ALIGN;
     ns_buf_put(&b, XGB_MAGIC, 8);
-    put_le(&b, XGB_VERSION, 4);
-    put_le(&b, meta->len, 4);
-    put_le(&b, off, 8);
-    put_le(&b, forest->len, 8);
+    ns_buf_put_le(&b, XGB_VERSION, 4);
+    ns_buf_put_le(&b, meta->len, 4);
+    ns_buf_put_le(&b, off, 8);
+    ns_buf_put_le(&b, forest->len, 8);
     ns_buf_put(&b, meta->data, meta->len);
     static const char zeros[XGB_ALIGN] = {0};
     ns_buf_put(&b, zeros, off - b.len);
     ns_buf_put(&b, forest->data, forest->len);
     ns_buf_put(&b, zeros, (4 - b.len % 4) % 4);
-    put_le(&b, ns_crc32c(0, b.data, b.len), 4);
+    ns_buf_put_le(&b, ns_crc32c(0, b.data, b.len), 4);
     ns_status st = ns_write_file_atomic(path, b.data, b.len, err);
     ns_buf_free(&b);
     return st;
@@ -575,13 +561,13 @@ static ns_status load_xgb_file(ns_predictor *m, ns_filemap *map, const char *pat
         st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "truncated XGB predictor file (%zu bytes)", len);
         goto out;
     }
-    uint64_t ver = get_le(p + 8, 4), mlen = get_le(p + 12, 4), off = get_le(p + 16, 8), flen = get_le(p + 24, 8);
+    uint64_t ver = ns_get_le(p + 8, 4), mlen = ns_get_le(p + 12, 4), off = ns_get_le(p + 16, 8), flen = ns_get_le(p + 24, 8);
     if (ver != XGB_VERSION) {
         st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "XGB predictor file version %llu (this build reads %d)",
                           (unsigned long long)ver, XGB_VERSION);
         goto out;
     }
-    uint32_t want = (uint32_t)get_le(p + len - 4, 4), got = ns_crc32c(0, p, len - 4);
+    uint32_t want = (uint32_t)ns_get_le(p + len - 4, 4), got = ns_crc32c(0, p, len - 4);
     if (want != got) {
         st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0,
                           "XGB predictor checksum mismatch (stored %08x, computed %08x): corrupt or truncated file",

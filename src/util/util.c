@@ -113,6 +113,20 @@ void ns_buf_put(ns_buf *b, const void *p, size_t n)
 }
 
 void ns_buf_putc(ns_buf *b, char c) { ns_buf_put(b, &c, 1); }
+
+void ns_buf_put_le(ns_buf *b, uint64_t v, int bytes)
+{
+    unsigned char c[8];
+    for (int i = 0; i < bytes; i++) c[i] = (unsigned char)(v >> (8 * i));
+    ns_buf_put(b, c, (size_t)bytes);
+}
+
+uint64_t ns_get_le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
 void ns_buf_puts(ns_buf *b, const char *s) { ns_buf_put(b, s, strlen(s)); }
 
 void ns_buf_printf(ns_buf *b, const char *fmt, ...)

@@ -38,6 +38,10 @@ void ns_buf_free(ns_buf *b);
 void ns_buf_putc(ns_buf *b, char c);
 void ns_buf_puts(ns_buf *b, const char *s);
 void ns_buf_put(ns_buf *b, const void *p, size_t n);
+/* Appends the low `bytes` (1..8) bytes of v, little-endian. */
+void ns_buf_put_le(ns_buf *b, uint64_t v, int bytes);
+/* The little-endian unsigned integer of `bytes` (1..8) bytes at p. */
+uint64_t ns_get_le(const unsigned char *p, int bytes);
 void ns_buf_printf(ns_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* 64-bit hash of a byte range (seedable, stable across runs and machines). */
