@@ -12,7 +12,10 @@ LEARNED_PROBLEMS problems, one after the other (interleaved, same load):
   new gbfs     `NEW solve --search gbfs` (h^FF with helpful actions, as coverage.sh's ablation)
   base gbfs    `BASE solve --search gbfs`                                     (when BASE is set)
 CPU seconds of every process (rusage of the child, user + system) and whether the
-guided plans are identical.  Ratios: guided/gbfs of each binary (the issue's ≤ 1.2× goal; each against
+guided plans are identical.  The two searches expand different states (the model's choice narrows the
+preferred operators), so each row also gives both expansion counts and guided's extra CPU over GBFS beside the part spent
+inside the model and its encoder (`plan --json`'s model_seconds); the rest is the other search, model
+loading and the encoder's set-up.  The summary adds the expansion and plan-length ratios.  Ratios: guided/gbfs of each binary (the issue's ≤ 1.2× goal; each against
 its own gbfs, as process start-up is common to both) and new/base.
 Model loading: bench/model_load (median CPU ms per ns_predictor_load of each file).
 
@@ -119,7 +122,8 @@ def main():
                                          "--time-limit", LIMIT, "--json", "--plan-file", pf])
                 j = last_json(out)
                 row[f"{who}_guided"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length"),
-                                        "expanded": j.get("expanded"), "model_seconds": j.get("model_seconds")}
+                                        "expanded": j.get("expanded"), "model_seconds": j.get("model_seconds"),
+                                        "search_seconds": j.get("seconds")}
                 plans[who] = open(pf).read() if os.path.exists(pf) else None
             for who, ns in (("new", NEW), ("base", BASE)):
                 if not ns:
@@ -127,11 +131,14 @@ def main():
                 code, out, cpu, _ = run([ns, "solve", f"{P}/domain.pddl", prob, "--search", "gbfs", "--time-limit",
                                          LIMIT, "--json"])
                 j = last_json(out)
-                row[f"{who}_gbfs"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length")}
+                row[f"{who}_gbfs"] = {"cpu": cpu, "solved": j.get("solved"), "plan_length": j.get("plan_length"),
+                                      "expanded": j.get("expanded"), "search_seconds": j.get("seconds")}
             if BASE:
                 row["same_plan"] = plans.get("new") is not None and plans.get("new") == plans.get("base")
             ng, g = row["new_guided"], row["new_gbfs"]
             row["guided_over_gbfs"] = ng["cpu"] / g["cpu"] if ng["solved"] and g["solved"] and g["cpu"] > 0 else None
+            row["extra_cpu_ms"] = 1e3 * (ng["cpu"] - g["cpu"])  # guided's CPU beyond GBFS's, of which
+            row["model_ms"] = 1e3 * (ng["model_seconds"] or 0)     # inside the model and its encoder
             if BASE:
                 bg, bb = row["base_guided"], row["base_gbfs"]
                 row["new_over_base"] = ng["cpu"] / bg["cpu"] if ng["solved"] and bg["solved"] and bg["cpu"] > 0 else None
@@ -141,12 +148,22 @@ def main():
             base_cols = (f" | base guided {row['base_guided']['cpu']:6.3f} s gbfs {row['base_gbfs']['cpu']:6.3f} s "
                          f"guided/gbfs {row['base_guided_over_base_gbfs'] or float('nan'):5.2f}  new/base "
                          f"{row['new_over_base'] or float('nan'):5.2f}  same plan {row['same_plan']}") if BASE else ""
-            print(f"{d:26} {f:28} | new guided {ng['cpu']:6.3f} s (len {ng['plan_length']}) gbfs {g['cpu']:6.3f} s "
-                  f"(len {g['plan_length']}) guided/gbfs {row['guided_over_gbfs'] or float('nan'):5.2f}{base_cols}",
+            print(f"{d:26} {f:28} | new guided {ng['cpu']:6.3f} s (len {ng['plan_length']}, {ng['expanded']} exp) "
+                  f"gbfs {g['cpu']:6.3f} s (len {g['plan_length']}, {g['expanded']} exp) "
+                  f"guided/gbfs {row['guided_over_gbfs'] or float('nan'):5.2f} (+{row['extra_cpu_ms']:.1f} ms, model "
+                  f"{row['model_ms']:.1f} ms){base_cols}",
                   flush=True)
     s = {"guided_over_gbfs_geomean": geomean([r["guided_over_gbfs"] for r in rows]),
          "guided_over_gbfs_geomean_per_domain": {d: geomean([r["guided_over_gbfs"] for r in rows if r["domain"] == d])
                                                  for d in DOMAINS},
+         "extra_cpu_ms_sum": sum(r["extra_cpu_ms"] for r in rows),
+         "model_ms_sum": sum(r["model_ms"] for r in rows),
+         "expanded_guided_over_gbfs_geomean": geomean(
+             [r["new_guided"]["expanded"] / r["new_gbfs"]["expanded"] for r in rows
+              if r["new_guided"].get("expanded") and r["new_gbfs"].get("expanded")]),
+         "plan_length_guided_over_gbfs_geomean": geomean(
+             [r["new_guided"]["plan_length"] / r["new_gbfs"]["plan_length"] for r in rows
+              if r["new_guided"]["solved"] and r["new_gbfs"]["solved"] and r["new_gbfs"]["plan_length"]]),
          "problems": len(rows),
          "new_guided_cpu_sum": sum(r["new_guided"]["cpu"] for r in rows),
          "new_gbfs_cpu_sum": sum(r["new_gbfs"]["cpu"] for r in rows)}
