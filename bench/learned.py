@@ -14,7 +14,8 @@ LEARNED_PROBLEMS problems, one after the other (interleaved, same load):
 CPU seconds of every process (rusage of the child, user + system) and whether the
 guided plans are identical.  The two searches expand different states (the model's choice narrows the
 preferred operators), so each row also gives both expansion counts and guided's extra CPU over GBFS beside the part spent
-inside the model and its encoder (`plan --json`'s model_seconds); the rest is the other search, model
+inside the model and its encoder (`plan --json`'s model_seconds; XGBoost only: the learned
+heuristic's evaluations are not timed apart); the rest is the other search, model
 loading and the encoder's set-up.  The summary adds the expansion and plan-length ratios.  Ratios: guided/gbfs of each binary (the issue's ≤ 1.2× goal; each against
 its own gbfs, as process start-up is common to both) and new/base.
 Model loading: bench/model_load (median CPU ms per ns_predictor_load of each file).
