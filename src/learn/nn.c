@@ -779,6 +779,39 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i4_row_avx512
 }
 #endif
 
+/* The quantised row's bytes 128 + q turned into q (signed) in place, and
+ * xs8[g] = 8·Σ_{c∈g} q[c] for each group of G. */
+static void i4_signed_sums(uint32_t *xq, int32_t *xs8, int C, int G)
+{
+    uint8_t *u = (uint8_t *)xq;
+    for (int g = 0; g < C / G; g++) {
+        int32_t s = 0;
+        for (int c = g * G; c < (g + 1) * G; c++) s += u[c];
+        xs8[g] = 8 * (s - 128 * G);
+    }
+    for (int c = 0; c < C; c++) u[c] ^= 0x80; /* 128 + q → q (two's complement) */
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The same, 32 bytes a step (vpsadbw sums; G is a multiple of 32). */
+__attribute__((target("avx2"))) static void i4_signed_sums_avx512(uint32_t *xq, int32_t *xs8, int C, int G)
+{
+    uint8_t *u = (uint8_t *)xq;
+    const __m256i flip = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256();
+    for (int g = 0; g < C / G; g++) {
+        __m256i acc = zero;
+        for (int c = g * G; c < (g + 1) * G; c += 32) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(u + c));
+            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
+            _mm256_storeu_si256((__m256i *)(void *)(u + c), _mm256_xor_si256(v, flip));
+        }
+        __m128i h = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        int32_t s = (int32_t)(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1));
+        xs8[g] = 8 * (s - 128 * G);
+    }
+}
+#endif
+
 ns_status ns_linear_forward_i4(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
                                int OC)
 {
@@ -792,23 +825,19 @@ ns_status ns_linear_forward_i4(float *out, const float *inp, const uint8_t *pack
     if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
         row = i4_row_avx512, quant = quantise_avx512, amax = absmax_avx512;
 #endif
-    int C4 = C / 4, ng = C / G;
+    void (*sums)(uint32_t *, int32_t *, int, int) = i4_signed_sums;
+#ifdef NS_HAVE_X86_KERNELS
+    if (row == i4_row_avx512) sums = i4_signed_sums_avx512;
+#endif
+    int C4 = C / 4;
     uint32_t xq[QSEG];
     int32_t xs8[I4_MAXC / 32];
     for (int b = 0; b < B; b++) {
         const float *x = inp + (size_t)b * C;
         float m = amax(x, C), inv = m > 0 ? 127.0f / m : 0.0f;
         quant(xq, x, C, C4, inv); /* 128 + q bytes, as the int8 layer's */
-        int8_t *xs = (int8_t *)(void *)xq;
-        for (int g = 0; g < ng; g++) {
-            int32_t s = 0;
-            for (int c = g * G; c < (g + 1) * G; c++) {
-                xs[c] = (int8_t)((int)((uint8_t *)xq)[c] - 128); /* q */
-                s += xs[c];
-            }
-            xs8[g] = 8 * s;
-        }
-        row(out + (size_t)b * OC, packed, xs, xs8, m / 127.0f, bias, C, OC, G);
+        sums(xq, xs8, C, G);
+        row(out + (size_t)b * OC, packed, (const int8_t *)(const void *)xq, xs8, m / 127.0f, bias, C, OC, G);
     }
     return NS_OK;
 }
