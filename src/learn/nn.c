@@ -635,6 +635,35 @@ size_t ns_i4_packed_size(int C, int OC, int G)
     return I4_HEAD + (size_t)((OC + OB - 1) / OB) * (size_t)(C / G) * i4_chunk(G);
 }
 
+/* q = nearest(w/s) clamped to [-7, 7]. */
+static long i4_q(float w, float s)
+{
+    long v = lrintf(w / s);
+    return v > 7 ? 7 : v < -7 ? -7 : v;
+}
+
+/* A group's scale: of s_k = (max|w|/7)·(1 − k/32), k = 0 … 12, the one with
+ * the least Σ (w − s·q)² (the first on ties; clipping the largest weights
+ * to give the rest finer steps); 1 for a group of zeros. */
+static float i4_scale(const float *w, int G)
+{
+    float m = 0;
+    for (int c = 0; c < G; c++) m = fmaxf(m, fabsf(w[c]));
+    if (!(m > 0)) return 1.0f;
+    float best = m / 7.0f;
+    double best_e = -1;
+    for (int k = 0; k <= 12; k++) {
+        float sk = m / 7.0f * (1.0f - (float)k / 32.0f);
+        double e = 0;
+        for (int c = 0; c < G; c++) {
+            double d = (double)w[c] - (double)sk * (double)i4_q(w[c], sk);
+            e += d * d;
+        }
+        if (best_e < 0 || e < best_e) best = sk, best_e = e;
+    }
+    return best;
+}
+
 ns_status ns_i4_pack(uint8_t *dst, const float *W, int C, int OC, int G)
 {
     if (!i4_shape_ok(C, OC, G)) return NS_ERR_UNSUPPORTED;
@@ -647,16 +676,13 @@ ns_status ns_i4_pack(uint8_t *dst, const float *W, int C, int OC, int G)
             float sc[OB];
             for (int o = 0; o < OB; o++) {
                 int oo = ob * OB + o;
-                float m = 0;
-                for (int c = g * G; oo < OC && c < (g + 1) * G; c++) m = fmaxf(m, fabsf(W[(size_t)oo * C + c]));
-                sc[o] = oo >= OC ? 0.0f : m > 0 ? m / 7.0f : 1.0f;
+                sc[o] = oo < OC ? i4_scale(W + (size_t)oo * C + g * G, G) : 0.0f;
                 for (int p = 0; p < G / 8; p++)
                     for (int k = 0; k < 4; k++) {
                         int nib[2];
                         for (int h = 0; h < 2; h++) {
                             int c = g * G + 8 * p + 4 * h + k;
-                            long v = oo < OC ? lrintf(W[(size_t)oo * C + c] / sc[o]) : 0;
-                            nib[h] = 8 + (int)(v > 7 ? 7 : v < -7 ? -7 : v);
+                            nib[h] = 8 + (int)(oo < OC ? i4_q(W[(size_t)oo * C + c], sc[o]) : 0);
                         }
                         P[(size_t)p * 4 * OB + 4 * o + k] = (uint8_t)(nib[0] | nib[1] << 4);
                     }

@@ -34,8 +34,9 @@ static void fill(float *W, int n, float a, float f)
 }
 
 /* ns_i4_unpack(ns_i4_pack(W)) = the quantisation of nn.h recomputed here
- * (scale max/7 per group of a row, nearest, clamped to ±7), within half a
- * step of W; a group of zeros has scale 1 and zero weights. */
+ * (per group of a row: the scale of least squared error among
+ * (max/7)·(1 − k/32), k = 0 … 12; q nearest, clamped to ±7), no worse than
+ * max/7's; a group of zeros has scale 1 and zero weights. */
 static void test_i4_roundtrip(void)
 {
     const int shapes[4][3] = {{384, 130, 64}, {64, 1, 64}, {128, 300, 32}, {96, 17, 32}};
@@ -54,17 +55,33 @@ static void test_i4_roundtrip(void)
         int exact = 1, near = 1;
         for (int o = 0; o < OC; o++)
             for (int g = 0; g < ng; g++) {
+                const float *w = W + (size_t)o * C + g * G;
                 float m = 0;
-                for (int c = g * G; c < (g + 1) * G; c++) m = fmaxf(m, fabsf(W[(size_t)o * C + c]));
+                for (int c = 0; c < G; c++) m = fmaxf(m, fabsf(w[c]));
                 float sc = m > 0 ? m / 7.0f : 1.0f;
-                if (s[(size_t)o * ng + g] != sc) exact = 0;
-                for (int c = g * G; c < (g + 1) * G; c++) {
-                    float w = W[(size_t)o * C + c];
-                    long v = lrintf(w / sc);
-                    v = v > 7 ? 7 : v < -7 ? -7 : v;
-                    if (q[(size_t)o * C + c] != v) exact = 0;
-                    if (fabsf(w - sc * (float)q[(size_t)o * C + c]) > 0.5f * sc * 1.0001f) near = 0;
+                double best_e = -1, e_max = 0;
+                for (int k = 0; k <= 12 && m > 0; k++) {
+                    float sk = m / 7.0f * (1.0f - (float)k / 32.0f);
+                    double e = 0;
+                    for (int c = 0; c < G; c++) {
+                        long v = lrintf(w[c] / sk);
+                        v = v > 7 ? 7 : v < -7 ? -7 : v;
+                        e += ((double)w[c] - (double)sk * (double)v) * ((double)w[c] - (double)sk * (double)v);
+                    }
+                    if (k == 0) e_max = e;
+                    if (best_e < 0 || e < best_e) sc = sk, best_e = e;
                 }
+                if (s[(size_t)o * ng + g] != sc) exact = 0;
+                double e = 0;
+                for (int c = 0; c < G; c++) {
+                    long v = lrintf(w[c] / sc);
+                    v = v > 7 ? 7 : v < -7 ? -7 : v;
+                    if (q[(size_t)o * C + g * G + c] != v) exact = 0;
+                    double d = (double)w[c] - (double)sc * (double)q[(size_t)o * C + g * G + c];
+                    e += d * d;
+                    if (fabs(d) > 7.5 * sc) near = 0; /* clipped at most to ±7 steps plus half a step */
+                }
+                if (e > e_max * (1 + 1e-12)) near = 0;
             }
         CHECK(exact);
         CHECK(near);

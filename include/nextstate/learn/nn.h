@@ -81,8 +81,11 @@ void ns_i8_pack(uint8_t *dst, const float *weight, int C, int OC);
 void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
                           int OC);
 /* int4 inference (issue #17): weights quantised in groups of G inputs per
- * output row (G = NS_I4_GROUP or 32; symmetric, scale s[o,g] = max|W[o,group g]|/7,
- * q = nearest(W/s) in [-7, 7], stored as the nibble 8 + q), each input row
+ * output row (G = NS_I4_GROUP or 32; symmetric: q = nearest(W/s) clamped to
+ * [-7, 7], stored as the nibble 8 + q, with the scale s[o,g] of least squared
+ * error Σ (W − s·q)² over the group among (max|W[o,group g]|/7)·(1 − k/32),
+ * k = 0 … 12 — clipping a group's largest weights when that gives the rest
+ * finer steps), each input row
  * quantised as ns_linear_forward_i8 quantises it (int8, scale s_x =
  * max|x|/127, nearest even).  Per group the integer products are summed
  * exactly in int32 (|Σ| ≤ 15·127·G), then scaled and accumulated in float
