@@ -156,7 +156,8 @@ void ns_world_set_bf16(ns_world *w, bool on);
  * read an int8 copy (per-row scales, nn.h ns_linear_forward_i8) — a quarter
  * of the float bytes, so a batch-1 query's weights (≈ 0.5 MB at 384-d
  * inputs) stay in L2 beside the candidates.  Takes precedence over
- * bfloat16 where both are set; training turns it off. */
+ * bfloat16 where both are set; training turns it off.  Drops int4 copies
+ * (ns_world_set_int4). */
 void ns_world_set_int8(ns_world *w, bool on);
 /* Inference with int4 weights (on): ns_world_set_int8, and the dense layers
  * of both projection heads whose input width is a multiple of NS_I4_GROUP
@@ -183,7 +184,7 @@ void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, co
  * of fs and one action row of fa (rows of the inputs' stacked feature
  * matrices) — what ns_world_project twice and ns_world_transition compute,
  * to the bit, in whichever precision the model is set to (float, bfloat16,
- * int8).  For dense heads and the residual-MLP T it runs the heads' layers
+ * int8, int4).  For dense heads and the residual-MLP T it runs the heads' layers
  * itself (the feature rows read in place, activations in the work space,
  * no batch bookkeeping) and T through ns_resmlp_forward at B = 1, reading
  * the weights in the order they are packed; other models: those three calls.  (Software prefetches of the next layer's
