@@ -54,6 +54,7 @@ int cmd_eval(int argc, char **argv)
         else if (!strcmp(a, "--rollout")) ro.rollout = true;
         else if (!strcmp(a, "--bf16")) ro.bf16 = true;
         else if (!strcmp(a, "--int8")) ro.int8 = true;
+        else if (!strcmp(a, "--int4")) ro.int4 = true;
         else if (a[0] != '-' || !a[1]) {
             if (!split_dir) split_dir = a;
             else if (!model) model = a;

@@ -175,8 +175,9 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
     ns_report_opts ro = *o;
     if (qopen) ro.eval.query_state = &qwd.in.state;
     o = &ro;
-    ns_world_set_bf16(&w, o->bf16 && !o->int8);
-    ns_world_set_int8(&w, o->int8);
+    ns_world_set_bf16(&w, o->bf16 && !o->int8 && !o->int4);
+    if (o->int4) ns_world_set_int4(&w, true);
+    else ns_world_set_int8(&w, o->int8);
     const ns_split *sp = &wd.sd.split;
     rep->split_dir = ns_xstrdup(split_dir);
     rep->model = ns_xstrdup(model_path);
@@ -185,8 +186,9 @@ ns_status ns_eval_report(const char *split_dir, const char *model_path, const ns
     rep->query_spec = qopen ? ns_xstrdup(qwd.state_spec) : NULL;
     rep->protocol = sp->protocol;
     rep->dev = o->dev;
-    rep->bf16 = o->bf16 && !o->int8;
-    rep->int8 = o->int8;
+    rep->bf16 = o->bf16 && !o->int8 && !o->int4;
+    rep->int8 = o->int8 && !o->int4;
+    rep->int4 = o->int4;
     rep->kind = w.cfg.kind;
     rep->action_rows = w.cfg.action_rows;
     rep->ndatasets = sp->ndatasets;
@@ -229,7 +231,7 @@ void ns_report_json(const ns_report *rep, ns_buf *b)
                   "\"weights\": \"%s\", \"state_features\": ",
                   ns_protocol_name(rep->protocol), rep->dev ? "dev" : "test", ns_world_kind_name(rep->kind),
                   ns_action_rows_name(rep->action_rows),
-                  rep->int8 ? "int8" : rep->bf16 ? "bfloat16" : "float");
+                  rep->int4 ? "int4" : rep->int8 ? "int8" : rep->bf16 ? "bfloat16" : "float");
     ns_json_put_str(b, rep->state_spec);
     ns_buf_puts(b, ", \"action_features\": ");
     ns_json_put_str(b, rep->action_spec);
@@ -271,7 +273,7 @@ void ns_report_table(const ns_report *rep, ns_buf *b)
 {
     ns_buf_printf(b, "%s on %s (%s, %s list%s)\n", rep->model, rep->split_dir, ns_protocol_name(rep->protocol),
                   rep->dev ? "dev" : "test",
-                  rep->int8 ? ", int8 weights" : rep->bf16 ? ", bfloat16 weights" : "");
+                  rep->int4 ? ", int4 weights" : rep->int8 ? ", int8 weights" : rep->bf16 ? ", bfloat16 weights" : "");
     if (rep->query_spec) ns_buf_printf(b, "query states' features: %s\n", rep->query_spec);
     ns_eval_table(&rep->r, b);
     ns_breakdown_table(&rep->bd, b);

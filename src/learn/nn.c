@@ -618,6 +618,256 @@ void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, c
     }
 }
 
+/* ---- int4 inference (nn.h) ---------------------------------------------- */
+enum { I4_HEAD = 64, I4_MAGIC = 0x3449534e /* "NSI4" */, I4_MAXC = 4 * QSEG };
+
+static bool i4_shape_ok(int C, int OC, int G)
+{
+    return (G == 32 || G == 64) && C > 0 && C % G == 0 && C <= I4_MAXC && OC > 0;
+}
+
+/* bytes of one block's group: OB scales, then G/8 pairs of quads */
+static size_t i4_chunk(int G) { return (size_t)OB * sizeof(float) + (size_t)(G / 8) * 4 * OB; }
+
+size_t ns_i4_packed_size(int C, int OC, int G)
+{
+    if (!i4_shape_ok(C, OC, G)) return 0;
+    return I4_HEAD + (size_t)((OC + OB - 1) / OB) * (size_t)(C / G) * i4_chunk(G);
+}
+
+/* q = nearest(w/s) clamped to [-7, 7]. */
+static long i4_q(float w, float s)
+{
+    long v = lrintf(w / s);
+    return v > 7 ? 7 : v < -7 ? -7 : v;
+}
+
+/* A group's scale: of s_k = (max|w|/7)·(1 − k/32), k = 0 … 12, the one with
+ * the least Σ (w − s·q)² (the first on ties; clipping the largest weights
+ * to give the rest finer steps); 1 for a group of zeros. */
+static float i4_scale(const float *w, int G)
+{
+    float m = 0;
+    for (int c = 0; c < G; c++) m = fmaxf(m, fabsf(w[c]));
+    if (!(m > 0)) return 1.0f;
+    float best = m / 7.0f;
+    double best_e = -1;
+    for (int k = 0; k <= 12; k++) {
+        float sk = m / 7.0f * (1.0f - (float)k / 32.0f);
+        double e = 0;
+        for (int c = 0; c < G; c++) {
+            double d = (double)w[c] - (double)sk * (double)i4_q(w[c], sk);
+            e += d * d;
+        }
+        if (best_e < 0 || e < best_e) best = sk, best_e = e;
+    }
+    return best;
+}
+
+ns_status ns_i4_pack(uint8_t *dst, const float *W, int C, int OC, int G)
+{
+    if (!i4_shape_ok(C, OC, G)) return NS_ERR_UNSUPPORTED;
+    int nb = (OC + OB - 1) / OB, ng = C / G;
+    int32_t hd[I4_HEAD / 4] = {I4_MAGIC, G, C, OC};
+    memcpy(dst, hd, sizeof hd);
+    for (int ob = 0; ob < nb; ob++)
+        for (int g = 0; g < ng; g++) {
+            uint8_t *ch = dst + I4_HEAD + ((size_t)ob * ng + g) * i4_chunk(G), *P = ch + OB * sizeof(float);
+            float sc[OB];
+            for (int o = 0; o < OB; o++) {
+                int oo = ob * OB + o;
+                sc[o] = oo < OC ? i4_scale(W + (size_t)oo * C + g * G, G) : 0.0f;
+                for (int p = 0; p < G / 8; p++)
+                    for (int k = 0; k < 4; k++) {
+                        int nib[2];
+                        for (int h = 0; h < 2; h++) {
+                            int c = g * G + 8 * p + 4 * h + k;
+                            nib[h] = 8 + (int)(oo < OC ? i4_q(W[(size_t)oo * C + c], sc[o]) : 0);
+                        }
+                        P[(size_t)p * 4 * OB + 4 * o + k] = (uint8_t)(nib[0] | nib[1] << 4);
+                    }
+            }
+            memcpy(ch, sc, sizeof sc);
+        }
+    return NS_OK;
+}
+
+/* The packing's G if its header matches C and OC, else 0. */
+static int i4_group(const uint8_t *packed, int C, int OC)
+{
+    int32_t hd[4];
+    memcpy(hd, packed, sizeof hd);
+    return hd[0] == I4_MAGIC && hd[2] == C && hd[3] == OC && i4_shape_ok(C, OC, hd[1]) ? hd[1] : 0;
+}
+
+ns_status ns_i4_unpack(int8_t *q, float *scale, const uint8_t *packed, int C, int OC)
+{
+    int G = i4_group(packed, C, OC);
+    if (!G) return NS_ERR_UNSUPPORTED;
+    int ng = C / G;
+    for (int oo = 0; oo < OC; oo++)
+        for (int g = 0; g < ng; g++) {
+            const uint8_t *ch = packed + I4_HEAD + ((size_t)(oo / OB) * ng + g) * i4_chunk(G);
+            const uint8_t *P = ch + OB * sizeof(float);
+            int o = oo % OB;
+            memcpy(scale + (size_t)oo * ng + g, ch + (size_t)o * sizeof(float), sizeof(float));
+            for (int p = 0; p < G / 8; p++)
+                for (int k = 0; k < 4; k++) {
+                    uint8_t b = P[(size_t)p * 4 * OB + 4 * o + k];
+                    q[(size_t)oo * C + g * G + 8 * p + k] = (int8_t)((b & 15) - 8);
+                    q[(size_t)oo * C + g * G + 8 * p + 4 + k] = (int8_t)((b >> 4) - 8);
+                }
+        }
+    return NS_OK;
+}
+
+/* The output of one row from f (the groups' sums, scaled and accumulated). */
+static inline float i4_out(float f, float sx, const float *bias, int oo)
+{
+    float v = f * sx;
+    return bias ? v + bias[oo] : v;
+}
+
+/* One input row, x its quantised inputs (signed), xs8[g] = 8·Σ_{c∈g} x[c]:
+ * nn.h's formula, output by output. */
+static void i4_row_c(float *o, const uint8_t *packed, const int8_t *x, const int32_t *xs8, float sx,
+                     const float *bias, int C, int OC, int G)
+{
+    int ng = C / G;
+    for (int oo = 0; oo < OC; oo++) {
+        float f = 0;
+        for (int g = 0; g < ng; g++) {
+            const uint8_t *ch = packed + I4_HEAD + ((size_t)(oo / OB) * ng + g) * i4_chunk(G);
+            const uint8_t *P = ch + OB * sizeof(float) + 4 * (oo % OB);
+            const int8_t *xg = x + g * G;
+            int32_t acc = 0;
+            for (int p = 0; p < G / 8; p++, P += 4 * OB, xg += 8)
+                for (int k = 0; k < 4; k++) acc += (P[k] & 15) * xg[k] + (P[k] >> 4) * xg[4 + k];
+            float s;
+            memcpy(&s, ch + (size_t)(oo % OB) * sizeof(float), sizeof s);
+            f = fmaf((float)(acc - xs8[g]), s, f);
+        }
+        o[oo] = i4_out(f, sx, bias, oo);
+    }
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* i4_row_c with vpdpbusd, a block of OB outputs at a time: per group the
+ * low nibbles (masked) against the pair's first quad and the high nibbles
+ * (masked in place: 16× their value) against its second, in separate
+ * accumulators; then Σ = lo + (hi >> 4) − 8·Σx exactly (hi is a multiple of
+ * 16), converted and fused-multiply-added into the block's float sums in
+ * group order — i4_row_c's operations lane by lane. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i4_row_avx512(float *o, const uint8_t *packed,
+                                                                                const int8_t *x, const int32_t *xs8,
+                                                                                float sx, const float *bias, int C,
+                                                                                int OC, int G)
+{
+    const int ng = C / G, np = G / 8;
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    const uint32_t *xw = (const uint32_t *)(const void *)x;
+    const __m512 vs = _mm512_set1_ps(sx);
+    for (int ob = 0; ob * OB < OC; ob++) {
+        const uint8_t *ch = packed + I4_HEAD + (size_t)ob * ng * i4_chunk(G);
+        __m512 f[OB / 16];
+        for (int v = 0; v < OB / 16; v++) f[v] = _mm512_setzero_ps();
+        for (int g = 0; g < ng; g++, ch += i4_chunk(G)) {
+            const uint8_t *P = ch + OB * sizeof(float);
+            const uint32_t *xg = xw + g * (G / 4);
+            __m512i a[OB / 16], b[OB / 16];
+            for (int v = 0; v < OB / 16; v++) a[v] = b[v] = _mm512_setzero_si512();
+            for (int p = 0; p < np; p++, P += 4 * OB) {
+                __m512i x0 = _mm512_set1_epi32((int)xg[2 * p]), x1 = _mm512_set1_epi32((int)xg[2 * p + 1]);
+#pragma GCC unroll 8
+                for (int v = 0; v < OB / 16; v++) {
+                    __m512i w = _mm512_loadu_si512(P + 64 * v);
+                    __m512i lo = _mm512_and_si512(w, m4), hi = _mm512_andnot_si512(m4, w);
+                    __asm__("vpdpbusd %2, %1, %0" : "+v"(a[v]) : "v"(lo), "v"(x0));
+                    __asm__("vpdpbusd %2, %1, %0" : "+v"(b[v]) : "v"(hi), "v"(x1));
+                }
+            }
+            const __m512i corr = _mm512_set1_epi32(xs8[g]);
+            const float *sc = (const float *)(const void *)ch;
+#pragma GCC unroll 8
+            for (int v = 0; v < OB / 16; v++) {
+                __m512i s = _mm512_sub_epi32(_mm512_add_epi32(a[v], _mm512_srai_epi32(b[v], 4)), corr);
+                f[v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_loadu_ps(sc + 16 * v), f[v]);
+            }
+        }
+        for (int v = 0; v < OB / 16 && ob * OB + 16 * v < OC; v++) {
+            int oo = ob * OB + 16 * v;
+            __mmask16 k = lanes16(OC - oo);
+            __m512 r = _mm512_mul_ps(f[v], vs);
+            if (bias) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(k, bias + oo));
+            _mm512_mask_storeu_ps(o + oo, k, r);
+        }
+    }
+}
+#endif
+
+/* The quantised row's bytes 128 + q turned into q (signed) in place, and
+ * xs8[g] = 8·Σ_{c∈g} q[c] for each group of G. */
+static void i4_signed_sums(uint32_t *xq, int32_t *xs8, int C, int G)
+{
+    uint8_t *u = (uint8_t *)xq;
+    for (int g = 0; g < C / G; g++) {
+        int32_t s = 0;
+        for (int c = g * G; c < (g + 1) * G; c++) s += u[c];
+        xs8[g] = 8 * (s - 128 * G);
+    }
+    for (int c = 0; c < C; c++) u[c] ^= 0x80; /* 128 + q → q (two's complement) */
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+/* The same, 32 bytes a step (vpsadbw sums; G is a multiple of 32). */
+__attribute__((target("avx2"))) static void i4_signed_sums_avx512(uint32_t *xq, int32_t *xs8, int C, int G)
+{
+    uint8_t *u = (uint8_t *)xq;
+    const __m256i flip = _mm256_set1_epi8((char)0x80), zero = _mm256_setzero_si256();
+    for (int g = 0; g < C / G; g++) {
+        __m256i acc = zero;
+        for (int c = g * G; c < (g + 1) * G; c += 32) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(u + c));
+            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
+            _mm256_storeu_si256((__m256i *)(void *)(u + c), _mm256_xor_si256(v, flip));
+        }
+        __m128i h = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        int32_t s = (int32_t)(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1));
+        xs8[g] = 8 * (s - 128 * G);
+    }
+}
+#endif
+
+ns_status ns_linear_forward_i4(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
+                               int OC)
+{
+    int G = i4_group(packed, C, OC);
+    if (!G) return NS_ERR_UNSUPPORTED;
+    void (*row)(float *, const uint8_t *, const int8_t *, const int32_t *, float, const float *, int, int, int) =
+        i4_row_c;
+    void (*quant)(uint32_t *, const float *, int, int, float) = quantise_quads;
+    float (*amax)(const float *, int) = absmax;
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+        row = i4_row_avx512, quant = quantise_avx512, amax = absmax_avx512;
+#endif
+    void (*sums)(uint32_t *, int32_t *, int, int) = i4_signed_sums;
+#ifdef NS_HAVE_X86_KERNELS
+    if (row == i4_row_avx512) sums = i4_signed_sums_avx512;
+#endif
+    int C4 = C / 4;
+    uint32_t xq[QSEG];
+    int32_t xs8[I4_MAXC / 32];
+    for (int b = 0; b < B; b++) {
+        const float *x = inp + (size_t)b * C;
+        float m = amax(x, C), inv = m > 0 ? 127.0f / m : 0.0f;
+        quant(xq, x, C, C4, inv); /* 128 + q bytes, as the int8 layer's */
+        sums(xq, xs8, C, G);
+        row(out + (size_t)b * OC, packed, (const int8_t *)(const void *)xq, xs8, m / 127.0f, bias, C, OC, G);
+    }
+    return NS_OK;
+}
+
 void ns_linear_forward_as(float *out, const float *inp, const float *weight, const uint16_t *packed,
                           const uint8_t *packed_i8, const float *bias, int B, int C, int OC)
 {

@@ -176,6 +176,10 @@ void ns_world_set_bf16(ns_world *w, bool on)
 
 void ns_world_set_int8(ns_world *w, bool on)
 {
+    free(w->i4); /* int4 models read int8 copies of their other layers */
+    free(w->i4_at);
+    w->i4 = NULL;
+    w->i4_at = NULL;
     free(w->i8);
     free(w->i8_at);
     w->i8 = NULL;
@@ -184,6 +188,39 @@ void ns_world_set_int8(ns_world *w, bool on)
     void *b;
     pack_layers(w, true, &b, &w->i8_at);
     w->i8 = b;
+}
+
+void ns_world_set_int4(ns_world *w, bool on)
+{
+    free(w->i4);
+    free(w->i4_at);
+    w->i4 = NULL;
+    w->i4_at = NULL;
+    ns_world_set_int8(w, on);
+    if (!on) return;
+    int idx[2 * NS_WORLD_MAX_LAYERS], n = 0;
+    const ns_world_head *heads[2] = {&w->hs, &w->ha};
+    for (int h = 0; h < 2; h++)
+        for (int l = heads[h]->sparse ? 1 : 0; l < heads[h]->layers; l++) {
+            const ns_tensor_info *t = &w->p.t[heads[h]->lin_w[l]];
+            if (ns_i4_packed_size((int)t->shape[1], (int)t->shape[0], NS_I4_GROUP)) idx[n++] = heads[h]->lin_w[l];
+        }
+    size_t *a = ns_xmalloc((size_t)(w->p.n ? w->p.n : 1) * sizeof *a), total = 0;
+    for (int i = 0; i < w->p.n; i++) a[i] = SIZE_MAX;
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        a[idx[k]] = total;
+        total += (ns_i4_packed_size((int)t->shape[1], (int)t->shape[0], NS_I4_GROUP) + 63) / 64 * 64;
+    }
+    uint8_t *b = aligned_alloc(64, total ? total : 64);
+    if (!b) b = ns_xmalloc(total ? total : 64);
+    for (int k = 0; k < n; k++) {
+        const ns_tensor_info *t = &w->p.t[idx[k]];
+        /* cannot fail: ns_i4_packed_size accepted the shape */
+        (void)ns_i4_pack(b + a[idx[k]], w->p.data + t->offset, (int)t->shape[1], (int)t->shape[0], NS_I4_GROUP);
+    }
+    w->i4 = b;
+    w->i4_at = a;
 }
 
 /* Tensor i's packed bfloat16 copy, or NULL (float). */
@@ -198,8 +235,26 @@ static const uint8_t *i8_of(const ns_world *w, int i)
     return w->i8 && w->i8_at[i] != SIZE_MAX ? w->i8 + w->i8_at[i] : NULL;
 }
 
+/* Tensor i's packed int4 copy, or NULL. */
+static const uint8_t *i4_of(const ns_world *w, int i)
+{
+    return w->i4 && w->i4_at[i] != SIZE_MAX ? w->i4 + w->i4_at[i] : NULL;
+}
+
+/* Dense layer l of head h in the model's precision (int4 ahead of the rest). */
+static void head_linear(const ns_world *w, const ns_world_head *h, int l, float *out, const float *inp, int B, int C,
+                        int OC)
+{
+    const uint8_t *q4 = i4_of(w, h->lin_w[l]);
+    if (q4 && ns_linear_forward_i4(out, inp, q4, PD(w, h->lin_b[l]), B, C, OC) == NS_OK) return;
+    ns_linear_forward_as(out, inp, PD(w, h->lin_w[l]), bf16_of(w, h->lin_w[l]), i8_of(w, h->lin_w[l]),
+                         PD(w, h->lin_b[l]), B, C, OC);
+}
+
 void ns_world_free(ns_world *w)
 {
+    free(w->i4);
+    free(w->i4_at);
     free(w->bf16);
     free(w->bf16_at);
     free(w->i8);
@@ -353,7 +408,7 @@ static void head_forward(const ns_world *w, const ns_world_head *h, head_cache *
         if (l == 0 && h->sparse)
             ns_sparse_linear_forward(o, c->ip, c->ix, c->iv, W, B, n, h->in, od);
         else
-            ns_linear_forward_as(o, prev, W, bf16_of(w, h->lin_w[l]), i8_of(w, h->lin_w[l]), B, n, pdim, od);
+            head_linear(w, h, l, o, prev, n, pdim, od);
         if (l == L - 1) break;
         ns_layernorm_forward(c->y[l], c->mean[l], c->rstd[l], c->a[l], PD(w, h->ln_w[l]), PD(w, h->ln_b[l]), n, H,
                              NS_LN_EPS);
@@ -528,8 +583,7 @@ static void head1(const ns_world *w, const ns_world_head *h, const float *x, flo
     for (int l = 0; l < L; l++) {
         float *o = l == L - 1 ? out : s;
         int od = l == L - 1 ? h->out : H;
-        ns_linear_forward_as(o, prev, PD(w, h->lin_w[l]), bf16_of(w, h->lin_w[l]), i8_of(w, h->lin_w[l]),
-                             PD(w, h->lin_b[l]), 1, pdim, od);
+        head_linear(w, h, l, o, prev, 1, pdim, od);
         if (l == L - 1) break;
         float mean, rstd;
         ns_layernorm_forward(s + H, &mean, &rstd, s, PD(w, h->ln_w[l]), PD(w, h->ln_b[l]), 1, H, NS_LN_EPS);

@@ -54,6 +54,12 @@ grep -q '"weights": "int8"' "$TMP/out" || fail "weights not int8: $(cat "$TMP/ou
 grep -qE '"latency_full_us": [0-9]' "$TMP/out" || fail "no int8 latency: $(cat "$TMP/out")"
 expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --latency 0 --int8 --quiet
 grep -q "int8 weights" "$TMP/out" || fail "table: $(cat "$TMP/out")"
+# int4 weights likewise (--hidden 64: the heads' out layers in int4, the sparse first layers float, T int8)
+expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --json --latency 5 --int4 --quiet
+grep -q '"weights": "int4"' "$TMP/out" || fail "weights not int4: $(cat "$TMP/out")"
+grep -qE '"latency_full_us": [0-9]' "$TMP/out" || fail "no int4 latency: $(cat "$TMP/out")"
+expect_exit 0 "$NS" eval "$TMP/si" "$TMP/m.ckpt" --latency 0 --int4 --quiet
+grep -q "int4 weights" "$TMP/out" || fail "table: $(cat "$TMP/out")"
 
 # usage errors
 for bad in "--pool-sweep 0" "--pool-sweep abc" "--pool-sweep 16,,full" "--pool-sweep 1" "--rollout-pool -3" \

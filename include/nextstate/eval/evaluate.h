@@ -25,7 +25,7 @@
  * state's part reused, m predictions scored against the 128 candidates).
  * Each measurement runs in a loop of its own (a search repeats one of them).
  * (a) at batch 1 is one ns_world_predict1 call.
- * INT8 MODELS (ns_world_set_int8) score candidates from an int8 table: the
+ * INT8 AND INT4 MODELS (ns_world_set_int8, _int4) score candidates from an int8 table: the
  * normalised projections quantised per row (nn.h ns_i8_table_pack), the
  * prediction as T gives it quantised as a layer's input row, exact integer
  * sums, scaled by 1/|ĥ| (ns_i8_table_dots) — for Hit@k, MRR, the top-1

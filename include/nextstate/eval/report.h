@@ -28,6 +28,7 @@ typedef struct ns_report_opts {
     bool dev;                             /* the dev list (else test) */
     bool bf16;                            /* bfloat16 heads and T */
     bool int8;                            /* int8 heads and T (ahead of bf16) */
+    bool int4;                            /* int4 heads' wide layers, int8 the rest (ahead of int8) */
     const int *sweep;                     /* pool sizes (0: full) … */
     int nsweep;                           /* … how many (0: no sweep) */
     bool rollout;
@@ -40,7 +41,7 @@ typedef struct ns_report {
     char *split_dir, *model;
     char *state_spec, *action_spec;
     ns_protocol protocol;
-    bool dev, bf16, int8;
+    bool dev, bf16, int8, int4;
     ns_world_kind kind;
     ns_action_rows action_rows;
     ns_eval_result r;

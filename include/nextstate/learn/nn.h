@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nextstate/util/error.h"
+
 /* dst1[j] += Σ_r M[r×cols + j] and the same for dst2 (either may be NULL),
  * for j < cols, summed in double over r in order; columns in blocks so that
  * M is read row by row (bias gradients). */
@@ -78,6 +80,38 @@ size_t ns_i8_packed_size(int C, int OC);
 void ns_i8_pack(uint8_t *dst, const float *weight, int C, int OC);
 void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
                           int OC);
+/* int4 inference (issue #17): weights quantised in groups of G inputs per
+ * output row (G = NS_I4_GROUP or 32; symmetric: q = nearest(W/s) clamped to
+ * [-7, 7], stored as the nibble 8 + q, with the scale s[o,g] of least squared
+ * error Σ (W − s·q)² over the group among (max|W[o,group g]|/7)·(1 − k/32),
+ * k = 0 … 12 — clipping a group's largest weights when that gives the rest
+ * finer steps), each input row
+ * quantised as ns_linear_forward_i8 quantises it (int8, scale s_x =
+ * max|x|/127, nearest even).  Per group the integer products are summed
+ * exactly in int32 (|Σ| ≤ 15·127·G), then scaled and accumulated in float
+ * group by group with fused multiply-adds, in group order:
+ *   f[o] = fma((float)(Σ_{c∈g} (8 + q_W[o,c])·q_x[c] − 8·Σ_{c∈g} q_x[c]), s[o,g], f[o])   (f = 0, g = 0, 1, …)
+ *   out[o] = f[o]·s_x + bias[o].
+ * About half the int8 layer's weight bytes (0.5 + 4/G bytes a weight).
+ * AVX-512 VNNI (vpdpbusd: the nibbles are the unsigned operand) where the
+ * CPU has it, else the same integer sums and float operations in C: the
+ * same bits either way.  Batches run row by row.  Packing
+ * (ns_i4_packed_size bytes, dst 64-byte aligned for speed, 4-byte at
+ * least): a 64-byte header (magic, G, C, OC), then per block of NS_BF16_OB
+ * outputs and group g: NS_BF16_OB float scales (zero past OC), then G/8
+ * pairs of input quads, 4·NS_BF16_OB bytes each: byte 4·o + k of pair p holds
+ * input g·G + 8p + k in its low nibble and g·G + 8p + 4 + k in its high one.
+ * Supported: G ∈ {32, 64}, C a multiple of G, C ≤ 8192, OC ≥ 1; otherwise
+ * ns_i4_packed_size is 0 and ns_i4_pack, ns_i4_unpack and
+ * ns_linear_forward_i4 return NS_ERR_UNSUPPORTED (the last also when the
+ * packing's header does not match C and OC) without writing. */
+enum { NS_I4_GROUP = 64 };
+size_t ns_i4_packed_size(int C, int OC, int G);
+ns_status ns_i4_pack(uint8_t *dst, const float *weight, int C, int OC, int G);
+/* The packing's weights as q[OC×C] (in [-7, 7]) and scales s[OC × C/G]. */
+ns_status ns_i4_unpack(int8_t *q, float *scale, const uint8_t *packed, int C, int OC);
+ns_status ns_linear_forward_i4(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
+                               int OC);
 /* int8 candidate tables (scoring cached projections at batch 1): each of n
  * rows of X[n×D] quantised as ns_i8_pack quantises a weight row (symmetric,
  * scale max|x|/127, nearest), its integer sum kept; ns_i8_table_size bytes

@@ -138,6 +138,8 @@ typedef struct ns_world {
     size_t *bf16_at;  /* per tensor: its packing's offset into bf16, SIZE_MAX for none */
     uint8_t *i8;      /* NULL, or packed int8 weights (nn.h ns_i8_pack): see ns_world_set_int8 */
     size_t *i8_at;    /* per tensor: its packing's byte offset into i8, SIZE_MAX for none */
+    uint8_t *i4;      /* NULL, or packed int4 weights (nn.h ns_i4_pack): see ns_world_set_int4 */
+    size_t *i4_at;    /* per tensor: its packing's byte offset into i4, SIZE_MAX for none */
 } ns_world;
 
 /* Declares, allocates and initialises (seeded, torch's default inits). */
@@ -154,8 +156,15 @@ void ns_world_set_bf16(ns_world *w, bool on);
  * read an int8 copy (per-row scales, nn.h ns_linear_forward_i8) — a quarter
  * of the float bytes, so a batch-1 query's weights (≈ 0.5 MB at 384-d
  * inputs) stay in L2 beside the candidates.  Takes precedence over
- * bfloat16 where both are set; training turns it off. */
+ * bfloat16 where both are set; training turns it off.  Drops int4 copies
+ * (ns_world_set_int4). */
 void ns_world_set_int8(ns_world *w, bool on);
+/* Inference with int4 weights (on): ns_world_set_int8, and the dense layers
+ * of both projection heads whose input width is a multiple of NS_I4_GROUP
+ * read an int4 copy (groups of NS_I4_GROUP inputs, nn.h
+ * ns_linear_forward_i4) — about half their int8 bytes; T, candidate tables
+ * and other layers stay int8.  Off (or training) drops both copies. */
+void ns_world_set_int4(ns_world *w, bool on);
 /* Parameter counts of π_s, π_a and T. */
 void ns_world_counts(const ns_world *w, size_t *state_head, size_t *action_head, size_t *trans);
 
@@ -175,7 +184,7 @@ void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, co
  * of fs and one action row of fa (rows of the inputs' stacked feature
  * matrices) — what ns_world_project twice and ns_world_transition compute,
  * to the bit, in whichever precision the model is set to (float, bfloat16,
- * int8).  For dense heads and the residual-MLP T it runs the heads' layers
+ * int8, int4).  For dense heads and the residual-MLP T it runs the heads' layers
  * itself (the feature rows read in place, activations in the work space,
  * no batch bookkeeping) and T through ns_resmlp_forward at B = 1, reading
  * the weights in the order they are packed; other models: those three calls.  (Software prefetches of the next layer's
