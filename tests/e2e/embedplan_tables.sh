@@ -47,6 +47,7 @@ else grep -q 'matplotlib not installed: no plot' "$TMP/log" || fail "no plot not
 # resumed: nothing is trained again, the tables come out the same
 cp "$OUT/results.csv" "$TMP/before.csv"
 QUICK=1 QUIET=0 NS_BIN="$nsbin" bash experiments/embedplan_tables.sh "$OUT" >"$TMP/log2" 2>&1 || { cat "$TMP/log2"; fail "second run"; }
-grep -qE ' [1-9][0-9]* s$' "$TMP/log2" && { cat "$TMP/log2"; fail "second run trained again"; }
+grep -qE ': [0-9]+ s$' "$TMP/log2" && { cat "$TMP/log2"; fail "second run trained again"; }
+grep -qE ': cached$' "$TMP/log2" || { cat "$TMP/log2"; fail "second run: no cell said cached"; }
 cmp -s "$OUT/results.csv" "$TMP/before.csv" || fail "second run changed the results"
 echo ok
