@@ -255,6 +255,52 @@ static void test_pref_kept(void)
     CHECK(dropped > 0);
 }
 
+/* The kept lists with 4-byte ids (more than 65,536 operators): a chain of
+ * 33,000 places walked from o9990 to o9999, whose step operators' names sort
+ * last (ids above 65,535); the same search as the one that keeps none. */
+static void test_pref_kept_wide(void)
+{
+    enum { N = 33000 };
+    static const char *dom =
+        "(define (domain chain) (:requirements :strips) (:predicates (at ?x) (next ?x ?y))"
+        " (:action step :parameters (?x ?y) :precondition (and (at ?x) (next ?x ?y)) :effect (and (at ?y) (not (at ?x))))"
+        " (:action back :parameters (?x ?y) :precondition (and (at ?y) (next ?x ?y)) :effect (and (at ?x) (not (at ?y)))))";
+    size_t cap = (size_t)N * 40 + 256, len = 0;
+    char *prob = ns_xmalloc(cap);
+    len += (size_t)snprintf(prob + len, cap - len, "(define (problem p) (:domain chain) (:objects");
+    for (int i = 0; i < N; i++) len += (size_t)snprintf(prob + len, cap - len, " o%d", i);
+    len += (size_t)snprintf(prob + len, cap - len, ") (:init (at o9990)");
+    for (int i = 0; i + 1 < N; i++) len += (size_t)snprintf(prob + len, cap - len, " (next o%d o%d)", i, i + 1);
+    snprintf(prob + len, cap - len, ") (:goal (at o9999)))");
+    ns_domain d;
+    ns_problem pb;
+    ns_task t;
+    ns_error e;
+    CHECK(ns_domain_parse(&d, dom, "chain", &e) == NS_OK);
+    CHECK(ns_problem_parse(&pb, &d, prob, "p", &e) == NS_OK);
+    CHECK(ns_task_ground(&t, &d, &pb, &e) == NS_OK);
+    free(prob);
+    CHECK(t.nops > 65536);
+    prun ref = pref_run(&t, 1, 0, 0), p = pref_run(&t, 1, SIZE_MAX, 0);
+    CHECK_EQ_INT(ref.r.status, NS_OK);
+    CHECK_EQ_INT(p.r.status, NS_OK);
+    CHECK_EQ_INT(p.r.plan_len, 9);
+    CHECK_EQ_INT(p.r.expanded, ref.r.expanded);
+    CHECK_EQ_INT(p.r.evaluated, ref.r.evaluated);
+    CHECK(p.c.trace == ref.c.trace);
+    CHECK_EQ_INT(p.c.wrong, 0);
+    CHECK_EQ_INT(ref.c.wrong, 0);
+    CHECK_EQ_INT(p.n.calls, p.r.evaluated); /* kept: no second evaluation */
+    int wide = 0;
+    for (int j = 0; j < p.r.plan_len; j++) wide += p.r.plan[j] > 65535;
+    CHECK(wide > 0);
+    ns_search_result_free(&ref.r);
+    ns_search_result_free(&p.r);
+    ns_task_free(&t);
+    ns_problem_free(&pb);
+    ns_domain_free(&d);
+}
+
 /* Lazy GBFS: valid plans on three domains, one evaluation per state (h and
  * preferred operators from the same call), deterministic. */
 static void test_lazy_plans(void)
@@ -353,6 +399,7 @@ int main(void)
 {
     NS_RUN(test_evaluator_same_search);
     NS_RUN(test_pref_kept);
+    NS_RUN(test_pref_kept_wide);
     NS_RUN(test_lazy_plans);
     NS_RUN(test_lazy_unsolvable);
     NS_RUN(test_time_limit);
