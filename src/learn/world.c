@@ -584,7 +584,7 @@ static void head_linear1(const ns_world *w, const ns_world_head *h, int l, float
                              PD(w, h->lin_b[l]), C, OC);
 }
 
-/* head_forward for one dense row x into out (h->out), s scratch of 3·hidden
+/* head_forward for one dense row x into out (h->out), s scratch of 2·hidden
  * floats: the same operations on the same inputs, so the same bits — each
  * hidden layer's LayerNorm and GELU fused (ns_layernorm_gelu1), its
  * max|·| handed to the next layer. */

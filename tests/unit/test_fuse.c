@@ -5,8 +5,12 @@
  * and int4 layers given that max (ns_linear_forward_i8_max, _i4_max,
  * ns_linear_forward_as_max) = the layers finding it themselves.  Widths
  * that leave vector tails (1, 7, 16, 33, 384; 600 > the GELU kernel's
- * 512-input chunk), inputs on both sides of erf's split, in place too. */
+ * 512-input chunk), inputs on both sides of erf's split, in place too.  And
+ * ns_world_predict1, whose heads run through them, = project + project +
+ * transition in every precision, for heads of equal shape (side by side),
+ * of different hidden widths (one after the other), three layers and one. */
 #include "nextstate/learn/nn.h"
+#include "nextstate/learn/world.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -189,6 +193,55 @@ static void test_chain(void)
     free(W);
 }
 
+static void world_dense(ns_features *f, int n, int d, float a)
+{
+    memset(f, 0, sizeof *f);
+    f->nrows = n, f->dim = d;
+    f->dense = malloc((size_t)n * d * sizeof(float));
+    for (int i = 0; i < n * d; i++) f->dense[i] = 2.0f * sinf(a * (float)i) + 0.3f * cosf(0.05f * (float)i);
+}
+
+static void test_predict1_shapes(void)
+{
+    /* state hidden, action hidden, layers */
+    const int shapes[4][3] = {{128, 128, 2}, {192, 128, 2}, {128, 128, 3}, {128, 128, 1}};
+    enum { NS_ = 3, NA = 2, D = 128, O = 64 };
+    ns_features fs, fa;
+    world_dense(&fs, NS_, D, 0.61f);
+    world_dense(&fa, NA, D, 0.43f);
+    ns_world_ws *ws = ns_world_ws_new();
+    for (int t = 0; t < 4; t++) {
+        ns_world_config c;
+        ns_world_config_init(&c);
+        c.state_dim = c.action_dim = D, c.out = O;
+        c.state_hidden = shapes[t][0], c.action_hidden = shapes[t][1], c.layers = shapes[t][2];
+        ns_world w;
+        ns_error e;
+        CHECK(ns_world_create(&w, &c, 3, &e) == NS_OK);
+        for (int mode = 0; mode < 4; mode++) { /* float, bfloat16, int8, int4 */
+            ns_world_set_bf16(&w, mode == 1);
+            ns_world_set_int8(&w, mode == 2);
+            if (mode == 3) ns_world_set_int4(&w, true);
+            int same = 1;
+            for (int64_t s = 0; s < NS_; s++)
+                for (int64_t a = 0; a < NA; a++) {
+                    float hs[O], ha[O], ref[O], got[O];
+                    ns_world_project(&w, ws, &fs, true, &s, 1, hs);
+                    ns_world_project(&w, ws, &fa, false, &a, 1, ha);
+                    ns_world_transition(&w, ws, hs, ha, 1, ref);
+                    ns_world_predict1(&w, ws, &fs, s, &fa, a, got);
+                    if (memcmp(ref, got, sizeof ref)) same = 0;
+                }
+            if (!same) printf("  shape %d mode %d differs\n", t, mode);
+            CHECK(same);
+        }
+        ns_world_free(&w);
+    }
+    ns_world_ws_free(ws);
+    ns_features_free(&fs);
+    ns_features_free(&fa);
+}
+
 int main(void)
 {
     NS_RUN(test_ln_gelu1);
@@ -196,5 +249,6 @@ int main(void)
     NS_RUN(test_gelu_max);
     NS_RUN(test_linear_max);
     NS_RUN(test_chain);
+    NS_RUN(test_predict1_shapes);
     return ns_test_summary("test_fuse");
 }

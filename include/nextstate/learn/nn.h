@@ -187,9 +187,9 @@ void ns_gelu_forward(float *out, const float *inp, size_t n);
  * layers' input scale, found in the pass that writes out. */
 float ns_gelu_forward_max(float *out, const float *inp, size_t n);
 /* One row: out[C] = GELU(LayerNorm(inp)) — ns_layernorm_forward (N = 1)
- * then ns_gelu_forward, to the bit, in fewer passes over the row (AVX-512:
- * the normalised row is sorted to erf's sides as it is written) — returning
- * max|out[c]|.  out may alias inp. */
+ * then ns_gelu_forward, to the bit, in one call (the largest |out[c]| kept
+ * by GELU's last pass, no pass of its own) — returning max|out[c]|.  out
+ * may alias inp. */
 float ns_layernorm_gelu1(float *out, const float *inp, const float *weight, const float *bias, int C, float eps);
 /* ns_layernorm_gelu1 for two rows of C (k = 0, 1: out[k], inp[k], their own
  * weight[k], bias[k]; max|out[k]| in mx[k]), their LayerNorm statistics —
