@@ -607,14 +607,14 @@ void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, c
 {
     if (B <= 0 || OC <= 0) return;
     i8_kernels k = i8_pick();
-    int nb = (OC + OB - 1) / OB, C4 = (C + 3) / 4;
-    const float *scale = (const float *)(const void *)packed;
-    const int32_t *qsum = (const int32_t *)(const void *)(packed + (size_t)nb * OB * sizeof(float));
-    const int8_t *q = (const int8_t *)(packed + i8_head_bytes(OC));
     uint32_t xq[QSEG];
     int b = 0;
 #ifdef NS_HAVE_X86_KERNELS
     /* a batch: several rows per pass over the weights, quantised together into xq (rows C4 quads apart) */
+    int nb = (OC + OB - 1) / OB, C4 = (C + 3) / 4;
+    const float *scale = (const float *)(const void *)packed;
+    const int32_t *qsum = (const int32_t *)(const void *)(packed + (size_t)nb * OB * sizeof(float));
+    const int8_t *q = (const int8_t *)(packed + i8_head_bytes(OC));
     float sx[16];
     int rows = 1;
     size_t xn = (size_t)C4; /* quads from one row to the next in xq */
@@ -1742,15 +1742,13 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static float ln_gelu_avx512
 }
 #endif
 
+#ifdef NS_HAVE_X86_KERNELS
 static bool gelu_avx512_usable(void)
 {
-#ifdef NS_HAVE_X86_KERNELS
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512vl");
-#else
-    return false;
-#endif
 }
+#endif
 
 void ns_gelu_forward(float *out, const float *inp, size_t n)
 {
