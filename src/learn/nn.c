@@ -520,14 +520,20 @@ __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw"))) static void i8_row
 }
 #endif
 
-/* max |x[i]| (exact: the order does not matter). */
+/* max |x[i]| (exact: the order does not matter, NaNs aside). */
 __attribute__((target("avx512f"))) static float absmax_avx512(const float *x, int n)
 {
-    __m512 m = _mm512_setzero_ps();
+    __m512 m = _mm512_setzero_ps(), m1 = m, m2 = m, m3 = m; /* four chains: vmaxps' latency, not one per vector */
     int i = 0;
+    for (; i + 64 <= n; i += 64) {
+        m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(x + i)));
+        m1 = _mm512_max_ps(m1, _mm512_abs_ps(_mm512_loadu_ps(x + i + 16)));
+        m2 = _mm512_max_ps(m2, _mm512_abs_ps(_mm512_loadu_ps(x + i + 32)));
+        m3 = _mm512_max_ps(m3, _mm512_abs_ps(_mm512_loadu_ps(x + i + 48)));
+    }
     for (; i + 16 <= n; i += 16) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(x + i)));
     if (i < n) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_maskz_loadu_ps(lanes16(n - i), x + i)));
-    return _mm512_reduce_max_ps(m);
+    return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m, m1), _mm512_max_ps(m2, m3)));
 }
 
 /* quantise_quads, 16 inputs a step: the same operations lane by lane
@@ -550,28 +556,65 @@ __attribute__((target("avx512f,avx512bw"))) static void quantise_avx512(uint32_t
 }
 #endif
 
-void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
-                          int OC)
-{
-    if (B <= 0 || OC <= 0) return;
-    void (*quads)(int32_t *, const int8_t *, const uint32_t *, int) = i8_quads_c;
+/* The int8 layer's kernels for this CPU. */
+typedef struct i8_kernels {
+    void (*quads)(int32_t *, const int8_t *, const uint32_t *, int);
     void (*row)(float *, const int8_t *, const uint32_t *, int, const float *, const int32_t *, const float *, float,
-                int) = i8_row_c;
-    void (*quant)(uint32_t *, const float *, int, int, float) = quantise_quads;
-    float (*amax)(const float *, int) = absmax;
+                int);
+    void (*quant)(uint32_t *, const float *, int, int, float);
+    float (*amax)(const float *, int);
+} i8_kernels;
+
+static i8_kernels i8_pick(void)
+{
+    i8_kernels k = {i8_quads_c, i8_row_c, quantise_quads, absmax};
 #ifdef NS_HAVE_X86_KERNELS
     if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-        quads = i8_quads_avx512, row = i8_row_avx512, quant = quantise_avx512, amax = absmax_avx512;
+        k = (i8_kernels){i8_quads_avx512, i8_row_avx512, quantise_avx512, absmax_avx512};
 #endif
+    return k;
+}
+
+/* One input row x of C with m = max|x[c]| (0 when C = 0) into o[OC]: quantised
+ * once (xq, QSEG quads) and each block's sums in one pass, else a segment of
+ * QSEG quads at a time. */
+static void i8_row1(float *o, const float *x, float m, const uint8_t *packed, const float *bias, int C, int OC,
+                    const i8_kernels *k, uint32_t *xq)
+{
     int nb = (OC + OB - 1) / OB, C4 = (C + 3) / 4;
     const float *scale = (const float *)(const void *)packed;
     const int32_t *qsum = (const int32_t *)(const void *)(packed + (size_t)nb * OB * sizeof(float));
     const int8_t *q = (const int8_t *)(packed + i8_head_bytes(OC));
-    bool once = C4 <= QSEG;
+    float sx = m / 127.0f, inv = m > 0 ? 127.0f / m : 0.0f;
+    if (C4 <= QSEG) {
+        k->quant(xq, x, C, C4, inv);
+        k->row(o, q, xq, C4, scale, qsum, bias, sx, OC);
+        return;
+    }
+    for (int ob = 0; ob < nb; ob++) {
+        int32_t acc[OB] = {0};
+        for (int c0 = 0; c0 < C4; c0 += QSEG) {
+            int n4 = C4 - c0 < QSEG ? C4 - c0 : QSEG;
+            k->quant(xq, x + 4 * (size_t)c0, C - 4 * c0, n4, inv);
+            k->quads(acc, q + ((size_t)ob * C4 + c0) * 4 * OB, xq, n4);
+        }
+        i8_epilogue(o, acc, scale, qsum, bias, sx, ob, OC - ob * OB < OB ? OC - ob * OB : OB);
+    }
+}
+
+void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
+                          int OC)
+{
+    if (B <= 0 || OC <= 0) return;
+    i8_kernels k = i8_pick();
     uint32_t xq[QSEG];
     int b = 0;
 #ifdef NS_HAVE_X86_KERNELS
     /* a batch: several rows per pass over the weights, quantised together into xq (rows C4 quads apart) */
+    int nb = (OC + OB - 1) / OB, C4 = (C + 3) / 4;
+    const float *scale = (const float *)(const void *)packed;
+    const int32_t *qsum = (const int32_t *)(const void *)(packed + (size_t)nb * OB * sizeof(float));
+    const int8_t *q = (const int8_t *)(packed + i8_head_bytes(OC));
     float sx[16];
     int rows = 1;
     size_t xn = (size_t)C4; /* quads from one row to the next in xq */
@@ -579,13 +622,13 @@ void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, c
     size_t xn16 = (size_t)(C4 + AMX_K - 1) / AMX_K * AMX_K; /* AMX: whole steps of quads, zeros past the row */
     if (B >= AMX_ROWS && AMX_ROWS * xn16 <= QSEG && amx_usable()) rows = AMX_ROWS, xn = xn16;
 #endif
-    if (rows == 1 && row == i8_row_avx512 && I8_ROWS * C4 <= QSEG) rows = I8_ROWS;
+    if (rows == 1 && k.row == i8_row_avx512 && I8_ROWS * C4 <= QSEG) rows = I8_ROWS;
     for (; rows > 1 && b + rows <= B; b += rows) {
         for (int r = 0; r < rows; r++) {
             const float *x = inp + (size_t)(b + r) * C;
-            float m = C > 0 ? amax(x, C) : 0.0f;
+            float m = C > 0 ? k.amax(x, C) : 0.0f;
             sx[r] = m / 127.0f;
-            quant(xq + r * xn, x, C, C4, m > 0 ? 127.0f / m : 0.0f);
+            k.quant(xq + r * xn, x, C, C4, m > 0 ? 127.0f / m : 0.0f);
             memset(xq + r * xn + C4, 0, (xn - (size_t)C4) * sizeof *xq);
         }
 #ifdef NS_HAVE_AMX
@@ -598,24 +641,18 @@ void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, c
     }
 #endif
     for (; b < B; b++) {
-        float *o = out + (size_t)b * OC;
         const float *x = inp + (size_t)b * C;
-        float m = C > 0 ? amax(x, C) : 0.0f, sx = m / 127.0f, inv = m > 0 ? 127.0f / m : 0.0f;
-        if (once) { /* the row quantised once; each block's sums in one pass */
-            quant(xq, x, C, C4, inv);
-            row(o, q, xq, C4, scale, qsum, bias, sx, OC);
-            continue;
-        }
-        for (int ob = 0; ob < nb; ob++) {
-            int32_t acc[OB] = {0};
-            for (int c0 = 0; c0 < C4; c0 += QSEG) {
-                int n4 = C4 - c0 < QSEG ? C4 - c0 : QSEG;
-                quant(xq, x + 4 * (size_t)c0, C - 4 * c0, n4, inv);
-                quads(acc, q + ((size_t)ob * C4 + c0) * 4 * OB, xq, n4);
-            }
-            i8_epilogue(o, acc, scale, qsum, bias, sx, ob, OC - ob * OB < OB ? OC - ob * OB : OB);
-        }
+        i8_row1(out + (size_t)b * OC, x, C > 0 ? k.amax(x, C) : 0.0f, packed, bias, C, OC, &k, xq);
     }
+}
+
+void ns_linear_forward_i8_max(float *out, const float *x, float xmax, const uint8_t *packed, const float *bias, int C,
+                              int OC)
+{
+    if (OC <= 0) return;
+    i8_kernels k = i8_pick();
+    uint32_t xq[QSEG];
+    i8_row1(out, x, C > 0 ? xmax : 0.0f, packed, bias, C, OC, &k, xq);
 }
 
 /* ---- int4 inference (nn.h) ---------------------------------------------- */
@@ -838,33 +875,55 @@ __attribute__((target("avx2"))) static void i4_signed_sums_avx512(uint32_t *xq, 
 }
 #endif
 
+/* The int4 layer's kernels for this CPU. */
+typedef struct i4_kernels {
+    void (*row)(float *, const uint8_t *, const int8_t *, const int32_t *, float, const float *, int, int, int);
+    void (*quant)(uint32_t *, const float *, int, int, float);
+    float (*amax)(const float *, int);
+    void (*sums)(uint32_t *, int32_t *, int, int);
+} i4_kernels;
+
+static i4_kernels i4_pick(void)
+{
+    i4_kernels k = {i4_row_c, quantise_quads, absmax, i4_signed_sums};
+#ifdef NS_HAVE_X86_KERNELS
+    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+        k = (i4_kernels){i4_row_avx512, quantise_avx512, absmax_avx512, i4_signed_sums_avx512};
+#endif
+    return k;
+}
+
+/* One input row x with m = max|x[c]| into o (the packing's G checked). */
+static void i4_row1(float *o, const float *x, float m, const uint8_t *packed, const float *bias, int C, int OC, int G,
+                    const i4_kernels *k)
+{
+    uint32_t xq[QSEG];
+    int32_t xs8[I4_MAXC / 32];
+    k->quant(xq, x, C, C / 4, m > 0 ? 127.0f / m : 0.0f); /* 128 + q bytes, as the int8 layer's */
+    k->sums(xq, xs8, C, G);
+    k->row(o, packed, (const int8_t *)(const void *)xq, xs8, m / 127.0f, bias, C, OC, G);
+}
+
 ns_status ns_linear_forward_i4(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
                                int OC)
 {
     int G = i4_group(packed, C, OC);
     if (!G) return NS_ERR_UNSUPPORTED;
-    void (*row)(float *, const uint8_t *, const int8_t *, const int32_t *, float, const float *, int, int, int) =
-        i4_row_c;
-    void (*quant)(uint32_t *, const float *, int, int, float) = quantise_quads;
-    float (*amax)(const float *, int) = absmax;
-#ifdef NS_HAVE_X86_KERNELS
-    if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-        row = i4_row_avx512, quant = quantise_avx512, amax = absmax_avx512;
-#endif
-    void (*sums)(uint32_t *, int32_t *, int, int) = i4_signed_sums;
-#ifdef NS_HAVE_X86_KERNELS
-    if (row == i4_row_avx512) sums = i4_signed_sums_avx512;
-#endif
-    int C4 = C / 4;
-    uint32_t xq[QSEG];
-    int32_t xs8[I4_MAXC / 32];
+    i4_kernels k = i4_pick();
     for (int b = 0; b < B; b++) {
         const float *x = inp + (size_t)b * C;
-        float m = amax(x, C), inv = m > 0 ? 127.0f / m : 0.0f;
-        quant(xq, x, C, C4, inv); /* 128 + q bytes, as the int8 layer's */
-        sums(xq, xs8, C, G);
-        row(out + (size_t)b * OC, packed, (const int8_t *)(const void *)xq, xs8, m / 127.0f, bias, C, OC, G);
+        i4_row1(out + (size_t)b * OC, x, k.amax(x, C), packed, bias, C, OC, G, &k);
     }
+    return NS_OK;
+}
+
+ns_status ns_linear_forward_i4_max(float *out, const float *x, float xmax, const uint8_t *packed, const float *bias,
+                                   int C, int OC)
+{
+    int G = i4_group(packed, C, OC);
+    if (!G) return NS_ERR_UNSUPPORTED;
+    i4_kernels k = i4_pick();
+    i4_row1(out, x, xmax, packed, bias, C, OC, G, &k);
     return NS_OK;
 }
 
@@ -874,6 +933,13 @@ void ns_linear_forward_as(float *out, const float *inp, const float *weight, con
     if (packed_i8) ns_linear_forward_i8(out, inp, packed_i8, bias, B, C, OC);
     else if (packed) ns_linear_forward_bf16(out, inp, packed, bias, B, C, OC);
     else ns_linear_forward(out, inp, weight, bias, B, C, OC);
+}
+
+void ns_linear_forward_as_max(float *out, const float *x, float xmax, const float *weight, const uint16_t *packed,
+                              const uint8_t *packed_i8, const float *bias, int C, int OC)
+{
+    if (packed_i8) ns_linear_forward_i8_max(out, x, xmax, packed_i8, bias, C, OC);
+    else ns_linear_forward_as(out, x, weight, packed, NULL, bias, 1, C, OC);
 }
 
 /* ---- int8 candidate tables -------------------------------------------------
@@ -1361,6 +1427,68 @@ __attribute__((target("avx512f,avx512vl"))) static inline float combine8(__m256 
     return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehl_ps(t, t)));
 }
 
+/* A row's mean m and 1/√(σ² + eps) r: sum8 and sqdev8 as eight-lane chains
+ * (layernorm_avx512's statistics). */
+__attribute__((target("avx512f,avx512vl"))) static inline void ln_stats_avx512(const float *x, int C, float eps,
+                                                                              float *mean, float *rstd)
+{
+    int C8 = C - C % 8;
+    __mmask8 t8 = (__mmask8)((1u << (C - C8)) - 1u);
+    __m256 acc = _mm256_setzero_ps();
+    for (int i = 0; i < C8; i += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(x + i));
+    if (t8) acc = _mm256_mask_add_ps(acc, t8, acc, _mm256_maskz_loadu_ps(t8, x + C8));
+    float m = C > 0 ? combine8(acc) / (float)C : 0.0f;
+    __m256 vm = _mm256_set1_ps(m);
+    acc = _mm256_setzero_ps();
+    for (int i = 0; i < C8; i += 8) {
+        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(d, d));
+    }
+    if (t8) {
+        __m256 d = _mm256_sub_ps(_mm256_maskz_loadu_ps(t8, x + C8), vm);
+        acc = _mm256_mask_add_ps(acc, t8, acc, _mm256_mul_ps(d, d));
+    }
+    float v = C > 0 ? combine8(acc) / (float)C : 0.0f;
+    *mean = m;
+    *rstd = 1.0f / sqrtf(v + eps);
+}
+
+/* ln_stats_avx512 for two rows x and z of C at once: their chains
+ * interleaved (each row's additions in its own order, so the same bits), two
+ * rows in the latency of one — C/8 dependent additions per statistic. */
+__attribute__((target("avx512f,avx512vl"))) static inline void ln_stats2_avx512(const float *x, const float *z, int C,
+                                                                               float eps, float *mean, float *rstd)
+{
+    int C8 = C - C % 8;
+    __mmask8 t8 = (__mmask8)((1u << (C - C8)) - 1u);
+    __m256 ax = _mm256_setzero_ps(), az = ax;
+    for (int i = 0; i < C8; i += 8) {
+        ax = _mm256_add_ps(ax, _mm256_loadu_ps(x + i));
+        az = _mm256_add_ps(az, _mm256_loadu_ps(z + i));
+    }
+    if (t8) {
+        ax = _mm256_mask_add_ps(ax, t8, ax, _mm256_maskz_loadu_ps(t8, x + C8));
+        az = _mm256_mask_add_ps(az, t8, az, _mm256_maskz_loadu_ps(t8, z + C8));
+    }
+    float mx = C > 0 ? combine8(ax) / (float)C : 0.0f, mz = C > 0 ? combine8(az) / (float)C : 0.0f;
+    __m256 vx = _mm256_set1_ps(mx), vz = _mm256_set1_ps(mz);
+    ax = az = _mm256_setzero_ps();
+    for (int i = 0; i < C8; i += 8) {
+        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vx), e = _mm256_sub_ps(_mm256_loadu_ps(z + i), vz);
+        ax = _mm256_add_ps(ax, _mm256_mul_ps(d, d));
+        az = _mm256_add_ps(az, _mm256_mul_ps(e, e));
+    }
+    if (t8) {
+        __m256 d = _mm256_sub_ps(_mm256_maskz_loadu_ps(t8, x + C8), vx);
+        __m256 e = _mm256_sub_ps(_mm256_maskz_loadu_ps(t8, z + C8), vz);
+        ax = _mm256_mask_add_ps(ax, t8, ax, _mm256_mul_ps(d, d));
+        az = _mm256_mask_add_ps(az, t8, az, _mm256_mul_ps(e, e));
+    }
+    float v = C > 0 ? combine8(ax) / (float)C : 0.0f, w = C > 0 ? combine8(az) / (float)C : 0.0f;
+    mean[0] = mx, mean[1] = mz;
+    rstd[0] = 1.0f / sqrtf(v + eps), rstd[1] = 1.0f / sqrtf(w + eps);
+}
+
 /* layernorm_c with sum8 and sqdev8 as eight-lane chains (their partial sums
  * are the lanes: the same additions in the same order), the rows
  * normalised 16 at a time — the same bits.  A row's statistics are two
@@ -1370,27 +1498,11 @@ __attribute__((target("avx512f,avx512vl"))) static void layernorm_avx512(float *
                                                                         const float *inp, const float *weight,
                                                                         const float *bias, int N, int C, float eps)
 {
-    int C8 = C - C % 8;
-    __mmask8 t8 = (__mmask8)((1u << (C - C8)) - 1u);
     for (int n = 0; n < N; n++) {
         const float *x = inp + (size_t)n * C;
         float *y = out + (size_t)n * C;
-        __m256 acc = _mm256_setzero_ps();
-        for (int i = 0; i < C8; i += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(x + i));
-        if (t8) acc = _mm256_mask_add_ps(acc, t8, acc, _mm256_maskz_loadu_ps(t8, x + C8));
-        float m = C > 0 ? combine8(acc) / (float)C : 0.0f;
-        __m256 vm = _mm256_set1_ps(m);
-        acc = _mm256_setzero_ps();
-        for (int i = 0; i < C8; i += 8) {
-            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm);
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(d, d));
-        }
-        if (t8) {
-            __m256 d = _mm256_sub_ps(_mm256_maskz_loadu_ps(t8, x + C8), vm);
-            acc = _mm256_mask_add_ps(acc, t8, acc, _mm256_mul_ps(d, d));
-        }
-        float v = C > 0 ? combine8(acc) / (float)C : 0.0f;
-        float r = 1.0f / sqrtf(v + eps);
+        float m, r;
+        ln_stats_avx512(x, C, eps, &m, &r);
         __m512 m16 = _mm512_set1_ps(m), r16 = _mm512_set1_ps(r);
         for (int i = 0; i < C; i += 16) { /* (x − m)·r (·w + b): bias only with a weight, as layernorm_c */
             __mmask16 k = lanes16(C - i);
@@ -1521,32 +1633,58 @@ __attribute__((target("avx512f"))) static inline __m512 erfcx_large_avx512(__m51
     return _mm512_mul_ps(t, s);
 }
 
+/* The first pass of gelu_avx512 on 16 lanes x (live of them): u = |x|/√2
+ * compressed to its side of erf's split (us at *ns or ul at *nl), the side
+ * mask kept. */
+__attribute__((target("avx512f,avx512dq"))) static inline void gelu_sort16(__m512 x, __mmask16 live, float *us,
+                                                                          float *ul, int *ns, int *nl, __mmask16 *ms)
+{
+    __m512 u = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(NS_SQRT1_2F));
+    __mmask16 sm = _mm512_mask_cmp_ps_mask(live, u, _mm512_set1_ps(NS_ERF_SPLIT), _CMP_LT_OQ);
+    *ms = sm;
+    _mm512_storeu_ps(us + *ns, _mm512_maskz_compress_ps(sm, u));
+    _mm512_storeu_ps(ul + *nl, _mm512_maskz_compress_ps(live & (__mmask16)~sm, u));
+    *ns += __builtin_popcount(sm);
+    *nl += __builtin_popcount(live & (__mmask16)~sm);
+}
+
 /* gelu_c, each input through its side of the split only: a chunk's inputs
  * are sorted into the two sides (compressed), each side computed 16 at a time,
  * and the results put back in place (expanded) — the formula's bits, at half
  * the work of evaluating both sides of every lane.  Compressed and expanded
  * in registers, whole vectors stored and loaded (each store's tail is
  * overwritten by the next): about 5 % faster than vcompressps / vexpandps
- * on memory here, 384 inputs in ≈ 0.29 µs. */
-__attribute__((target("avx512f,avx512dq"))) static void gelu_avx512(float *out, const float *inp, size_t n)
+ * on memory here, 384 inputs in ≈ 0.29 µs.  With ln (one row of n, its
+ * statistics m16, r16): the input is layernorm_avx512's output of inp,
+ * written to out chunk by chunk first.  (Normalising and sorting in one loop
+ * instead was ≈ 10 ns slower a 384-wide row: LayerNorm's statistics and
+ * GELU's arithmetic bound these passes, not their loads.)  The last pass
+ * keeps max|out| in four chains, returned: the next int8 or int4 layer's
+ * input scale, without a pass of its own. */
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static NS_ALWAYS_INLINE float gelu_core_avx512(
+    float *out, const float *inp, size_t n, bool ln, __m512 m16, __m512 r16, const float *weight, const float *bias)
 {
     enum { CH = 512 };
     float us[CH + 16], ul[CH + 16];
     __mmask16 ms[CH / 16];
     const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
     const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+    __m512 mx = _mm512_setzero_ps(), mx1 = mx, mx2 = mx, mx3 = mx;
     for (size_t i0 = 0; i0 < n; i0 += CH) {
         int m = n - i0 < CH ? (int)(n - i0) : CH, ns = 0, nl = 0;
-        const float *x = inp + i0;
+        const float *x = ln ? out + i0 : inp + i0;
+        for (int j = 0; ln && j < m; j += 16) { /* (x − m)·r (·w + b), as layernorm_avx512 */
+            __mmask16 live = lanes16(m - j);
+            __m512 xv = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(live, inp + i0 + j), m16), r16);
+            if (weight) {
+                xv = _mm512_mul_ps(xv, _mm512_maskz_loadu_ps(live, weight + i0 + j));
+                if (bias) xv = _mm512_add_ps(xv, _mm512_maskz_loadu_ps(live, bias + i0 + j));
+            }
+            _mm512_mask_storeu_ps(out + i0 + j, live, xv);
+        }
         for (int j = 0; j < m; j += 16) { /* u = |x|/√2, each to its side */
             __mmask16 live = lanes16(m - j);
-            __m512 u = _mm512_mul_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(live, x + j)), _mm512_set1_ps(NS_SQRT1_2F));
-            __mmask16 sm = _mm512_mask_cmp_ps_mask(live, u, _mm512_set1_ps(NS_ERF_SPLIT), _CMP_LT_OQ);
-            ms[j / 16] = sm;
-            _mm512_storeu_ps(us + ns, _mm512_maskz_compress_ps(sm, u));
-            _mm512_storeu_ps(ul + nl, _mm512_maskz_compress_ps(live & (__mmask16)~sm, u));
-            ns += __builtin_popcount(sm);
-            nl += __builtin_popcount(live & (__mmask16)~sm);
+            gelu_sort16(_mm512_maskz_loadu_ps(live, x + j), live, us, ul, &ns, &nl, &ms[j / 16]);
         }
         _mm512_storeu_ps(us + ns, _mm512_setzero_ps()); /* each side's last vector: zeros past its inputs */
         _mm512_storeu_ps(ul + nl, _mm512_setzero_ps());
@@ -1567,21 +1705,136 @@ __attribute__((target("avx512f,avx512dq"))) static void gelu_avx512(float *out, 
             __m512 upper = _mm512_mask_blend_ps(sm, _mm512_sub_ps(one, lv), _mm512_add_ps(half, sv));
             __m512 lower = _mm512_mask_blend_ps(sm, lv, _mm512_sub_ps(half, sv));
             __mmask16 neg = _mm512_cmp_ps_mask(xv, _mm512_setzero_ps(), _CMP_LT_OQ);
-            _mm512_mask_storeu_ps(out + i0 + j, live, _mm512_mul_ps(xv, _mm512_mask_blend_ps(neg, upper, lower)));
+            __m512 g = _mm512_mul_ps(xv, _mm512_mask_blend_ps(neg, upper, lower));
+            _mm512_mask_storeu_ps(out + i0 + j, live, g);
+            __m512 t = mx3; /* four chains, rotated (register renames): vmaxps' latency off the loop's path */
+            mx3 = mx2, mx2 = mx1, mx1 = mx;
+            mx = _mm512_max_ps(t, _mm512_abs_ps(g)); /* dead lanes of g are 0 */
         }
     }
+    return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(mx, mx1), _mm512_max_ps(mx2, mx3)));
+}
+
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static void gelu_avx512(float *out, const float *inp, size_t n)
+{
+    __m512 z = _mm512_setzero_ps();
+    (void)gelu_core_avx512(out, inp, n, false, z, z, NULL, NULL);
+}
+
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static float gelu_max_avx512(float *out, const float *inp,
+                                                                                 size_t n)
+{
+    __m512 z = _mm512_setzero_ps();
+    float mx = gelu_core_avx512(out, inp, n, false, z, z, NULL, NULL);
+    _mm256_zeroupper(); /* the caller runs SSE code next (GCC leaves this out of a tail call here) */
+    return mx;
+}
+
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static float ln_gelu_avx512(float *out, const float *inp,
+                                                                                const float *weight,
+                                                                                const float *bias, int C, float eps)
+{
+    float m, r;
+    ln_stats_avx512(inp, C, eps, &m, &r);
+    float mx = gelu_core_avx512(out, inp, (size_t)C, true, _mm512_set1_ps(m), _mm512_set1_ps(r), weight, bias);
+    _mm256_zeroupper(); /* as gelu_max_avx512 */
+    return mx;
+}
+#endif
+
+#ifdef NS_HAVE_X86_KERNELS
+static bool gelu_avx512_usable(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl");
 }
 #endif
 
 void ns_gelu_forward(float *out, const float *inp, size_t n)
 {
 #ifdef NS_HAVE_X86_KERNELS
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+    if (gelu_avx512_usable()) {
         gelu_avx512(out, inp, n);
         return;
     }
 #endif
     gelu_c(out, inp, n);
+}
+
+#ifdef NS_HAVE_X86_KERNELS
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static void ln_gelu2_avx512(float *out[2], const float *inp[2],
+                                                                                const float *weight[2],
+                                                                                const float *bias[2], int C,
+                                                                                float eps, float mx[2])
+{
+    float m[2], r[2];
+    ln_stats2_avx512(inp[0], inp[1], C, eps, m, r);
+    for (int k = 0; k < 2; k++)
+        mx[k] = gelu_core_avx512(out[k], inp[k], (size_t)C, true, _mm512_set1_ps(m[k]), _mm512_set1_ps(r[k]),
+                                 weight[k], bias[k]);
+    _mm256_zeroupper(); /* as gelu_max_avx512 */
+}
+#endif
+
+/* layernorm_c's row and gelu_c's formula in one loop (the same operations on
+ * each element, so the same bits), and the largest |out|. */
+NS_VEC_CLONES static float ln_gelu_c(float *out, const float *x, const float *weight, const float *bias, int C,
+                                     float eps)
+{
+    float m = C > 0 ? sum8(x, C) / (float)C : 0.0f;
+    float v = C > 0 ? sqdev8(x, m, C) / (float)C : 0.0f;
+    float r = 1.0f / sqrtf(v + eps), mx = 0;
+    for (int i = 0; i < C; i++) {
+        float y = (x[i] - m) * r, pdf;
+        if (weight) {
+            y = y * weight[i];
+            if (bias) y = y + bias[i];
+        }
+        float g = y * gelu_cdf(y, &pdf), a = fabsf(g);
+        out[i] = g;
+        mx = a > mx ? a : mx;
+    }
+    return mx;
+}
+
+float ns_layernorm_gelu1(float *out, const float *inp, const float *weight, const float *bias, int C, float eps)
+{
+#ifdef NS_HAVE_X86_KERNELS
+    if (gelu_avx512_usable()) return ln_gelu_avx512(out, inp, weight, bias, C, eps);
+#endif
+    return ln_gelu_c(out, inp, weight, bias, C, eps);
+}
+
+void ns_layernorm_gelu2(float *out[2], const float *inp[2], const float *weight[2], const float *bias[2], int C,
+                        float eps, float mx[2])
+{
+#ifdef NS_HAVE_X86_KERNELS
+    if (gelu_avx512_usable()) {
+        ln_gelu2_avx512(out, inp, weight, bias, C, eps, mx);
+        return;
+    }
+#endif
+    for (int k = 0; k < 2; k++) mx[k] = ln_gelu_c(out[k], inp[k], weight[k], bias[k], C, eps);
+}
+
+/* gelu_c and the largest |out|. */
+NS_VEC_CLONES static float gelu_max_c(float *out, const float *inp, size_t n)
+{
+    float mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        float x = inp[i], pdf, g = x * gelu_cdf(x, &pdf), a = fabsf(g);
+        out[i] = g;
+        mx = a > mx ? a : mx;
+    }
+    return mx;
+}
+
+float ns_gelu_forward_max(float *out, const float *inp, size_t n)
+{
+#ifdef NS_HAVE_X86_KERNELS
+    if (gelu_avx512_usable()) return gelu_max_avx512(out, inp, n);
+#endif
+    return gelu_max_c(out, inp, n);
 }
 
 NS_VEC_CLONES void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n)
@@ -1642,6 +1895,19 @@ void ns_resmlp_forward(float *out, float *scratch, const float *hs, const float 
 {
     resmlp_scr s = resmlp_carve(scratch, B, d);
     int dx = d.ds + d.da;
+    if (B == 1 && w->q1 && w->q2 && w->q_res) { /* one int8 row: the calls below, inputs' max|·| found once each */
+        memcpy(s.x, hs, (size_t)d.ds * sizeof(float));
+        memcpy(s.x + d.ds, ha, (size_t)d.da * sizeof(float));
+        i8_kernels k = i8_pick();
+        float ms = d.ds > 0 ? k.amax(hs, d.ds) : 0.0f, ma = d.da > 0 ? k.amax(ha, d.da) : 0.0f;
+        ns_linear_forward_i8_max(s.a1, s.x, ms > ma ? ms : ma, w->q1, w->b1, dx, d.hidden);
+        float mg = ns_gelu_forward_max(s.g1, s.a1, (size_t)d.hidden);
+        ns_linear_forward_i8_max(s.z, s.g1, mg, w->q2, w->b2, d.hidden, d.out);
+        ns_linear_forward_i8_max(s.dz, hs, ms, w->q_res, NULL, d.ds, d.out);
+        for (int i = 0; i < d.out; i++) s.z[i] += s.dz[i];
+        ns_layernorm_forward(out, s.mean, s.rstd, s.z, w->ln_w, w->ln_b, 1, d.out, NS_LN_EPS);
+        return;
+    }
     for (int b = 0; b < B; b++) {
         memcpy(s.x + (size_t)b * dx, hs + (size_t)b * d.ds, (size_t)d.ds * sizeof(float));
         memcpy(s.x + (size_t)b * dx + d.ds, ha + (size_t)b * d.da, (size_t)d.da * sizeof(float));

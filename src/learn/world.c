@@ -574,22 +574,61 @@ void ns_world_transition(const ns_world *w, ns_world_ws *ws, const float *hs, co
 
 /* ---- batch-1 query (see world.h) --------------------------------------------------- */
 
-/* head_forward for one dense row x into out (h->out), s scratch of 3·hidden
- * floats: the same calls on the same inputs, so the same bits. */
+/* head_linear for one row x with xmax = max|x[c]| known. */
+static void head_linear1(const ns_world *w, const ns_world_head *h, int l, float *out, const float *x, float xmax,
+                         int C, int OC)
+{
+    const uint8_t *q4 = i4_of(w, h->lin_w[l]);
+    if (q4 && ns_linear_forward_i4_max(out, x, xmax, q4, PD(w, h->lin_b[l]), C, OC) == NS_OK) return;
+    ns_linear_forward_as_max(out, x, xmax, PD(w, h->lin_w[l]), bf16_of(w, h->lin_w[l]), i8_of(w, h->lin_w[l]),
+                             PD(w, h->lin_b[l]), C, OC);
+}
+
+/* head_forward for one dense row x into out (h->out), s scratch of 2·hidden
+ * floats: the same operations on the same inputs, so the same bits — each
+ * hidden layer's LayerNorm and GELU fused (ns_layernorm_gelu1), its
+ * max|·| handed to the next layer. */
 static void head1(const ns_world *w, const ns_world_head *h, const float *x, float *out, float *s)
 {
-    const float *prev = x;
-    int pdim = h->in, H = h->hidden, L = h->layers;
-    for (int l = 0; l < L; l++) {
-        float *o = l == L - 1 ? out : s;
-        int od = l == L - 1 ? h->out : H;
-        head_linear(w, h, l, o, prev, 1, pdim, od);
-        if (l == L - 1) break;
-        float mean, rstd;
-        ns_layernorm_forward(s + H, &mean, &rstd, s, PD(w, h->ln_w[l]), PD(w, h->ln_b[l]), 1, H, NS_LN_EPS);
-        ns_gelu_forward(s + 2 * H, s + H, (size_t)H);
-        prev = s + 2 * H;
-        pdim = H;
+    int H = h->hidden, L = h->layers;
+    if (L == 1) {
+        head_linear(w, h, 0, out, x, 1, h->in, h->out);
+        return;
+    }
+    head_linear(w, h, 0, s, x, 1, h->in, H);
+    for (int l = 1; l < L; l++) {
+        float m = ns_layernorm_gelu1(s + H, s, PD(w, h->ln_w[l - 1]), PD(w, h->ln_b[l - 1]), H, NS_LN_EPS);
+        if (l == L - 1) head_linear1(w, h, l, out, s + H, m, H, h->out);
+        else head_linear1(w, h, l, s, s + H, m, H, H);
+    }
+}
+
+/* head1 for both heads (their layers and hidden widths equal) into os and
+ * oa, s scratch of 4·hidden floats, layer by layer: each hidden layer's
+ * LayerNorm and GELU for the two rows in one call (ns_layernorm_gelu2, whose
+ * statistics — chains of dependent additions — run side by side).  The
+ * same operations on the same inputs as head1's, so the same bits. */
+static void heads2(const ns_world *w, const float *xs, const float *xa, float *os, float *oa, float *s)
+{
+    const ns_world_head *h[2] = {&w->hs, &w->ha};
+    int H = w->hs.hidden, L = w->hs.layers;
+    if (L == 1) {
+        head_linear(w, h[0], 0, os, xs, 1, h[0]->in, h[0]->out);
+        head_linear(w, h[1], 0, oa, xa, 1, h[1]->in, h[1]->out);
+        return;
+    }
+    float *a[2] = {s, s + H}, *g[2] = {s + 2 * H, s + 3 * H}, *o[2] = {os, oa};
+    head_linear(w, h[0], 0, a[0], xs, 1, h[0]->in, H);
+    head_linear(w, h[1], 0, a[1], xa, 1, h[1]->in, H);
+    for (int l = 1; l < L; l++) {
+        const float *in[2] = {a[0], a[1]}, *lw[2], *lb[2];
+        float mx[2];
+        for (int k = 0; k < 2; k++) lw[k] = PD(w, h[k]->ln_w[l - 1]), lb[k] = PD(w, h[k]->ln_b[l - 1]);
+        ns_layernorm_gelu2(g, in, lw, lb, H, NS_LN_EPS, mx);
+        for (int k = 0; k < 2; k++) {
+            if (l == L - 1) head_linear1(w, h[k], l, o[k], g[k], mx[k], H, h[k]->out);
+            else head_linear1(w, h[k], l, a[k], g[k], mx[k], H, H);
+        }
     }
 }
 
@@ -598,7 +637,7 @@ void ns_world_predict1(const ns_world *w, ns_world_ws *ws, const ns_features *fs
 {
     int O = w->cfg.out, H = w->hs.hidden > w->ha.hidden ? w->hs.hidden : w->ha.hidden;
     ns_resmlp_dims d = {O, O, w->cfg.t_hidden, O};
-    size_t sh = 3 * (size_t)H, st = ns_resmlp_scratch(1, d); /* head1's and T's scratch */
+    size_t sh = 4 * (size_t)H, st = ns_resmlp_scratch(1, d); /* head1's or heads2's and T's scratch */
     float *h = fgrow(&ws->one, 2 * (size_t)O + (sh > st ? sh : st));
     if (w->hs.sparse || w->ha.sparse || w->cfg.kind != NS_WORLD_RESMLP) {
         ns_world_project(w, ws, fs, true, &srow, 1, h);
@@ -608,8 +647,12 @@ void ns_world_predict1(const ns_world *w, ns_world_ws *ws, const ns_features *fs
     }
     const float *xs = fs->dense + (size_t)srow * w->hs.in, *xa = fa->dense + (size_t)arow * w->ha.in;
     float *s = h + 2 * O;
-    head1(w, &w->hs, xs, h, s);
-    head1(w, &w->ha, xa, h + O, s);
+    if (w->hs.layers == w->ha.layers && w->hs.hidden == w->ha.hidden) {
+        heads2(w, xs, xa, h, h + O, s);
+    } else {
+        head1(w, &w->hs, xs, h, s);
+        head1(w, &w->ha, xa, h + O, s);
+    }
     ns_resmlp_w wt = resmlp_w(w, false);
     ns_resmlp_forward(pred, s, h, h + O, &wt, 1, d);
 }

@@ -80,6 +80,15 @@ size_t ns_i8_packed_size(int C, int OC);
 void ns_i8_pack(uint8_t *dst, const float *weight, int C, int OC);
 void ns_linear_forward_i8(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
                           int OC);
+/* ns_linear_forward_i8 for one input row x whose largest |x[c]| the caller
+ * knows (xmax, exactly: e.g. from ns_layernorm_gelu1), so the layer skips
+ * finding it — the same bits. */
+void ns_linear_forward_i8_max(float *out, const float *x, float xmax, const uint8_t *packed, const float *bias, int C,
+                              int OC);
+/* The same choice as ns_linear_forward_as for one row with xmax = max|x[c]|
+ * (used by int8 only). */
+void ns_linear_forward_as_max(float *out, const float *x, float xmax, const float *weight, const uint16_t *packed,
+                              const uint8_t *packed_i8, const float *bias, int C, int OC);
 /* int4 inference (issue #17): weights quantised in groups of G inputs per
  * output row (G = NS_I4_GROUP or 32; symmetric: q = nearest(W/s) clamped to
  * [-7, 7], stored as the nibble 8 + q, with the scale s[o,g] of least squared
@@ -112,6 +121,10 @@ ns_status ns_i4_pack(uint8_t *dst, const float *weight, int C, int OC, int G);
 ns_status ns_i4_unpack(int8_t *q, float *scale, const uint8_t *packed, int C, int OC);
 ns_status ns_linear_forward_i4(float *out, const float *inp, const uint8_t *packed, const float *bias, int B, int C,
                                int OC);
+/* ns_linear_forward_i4 for one row x with xmax = max|x[c]| known (see
+ * ns_linear_forward_i8_max). */
+ns_status ns_linear_forward_i4_max(float *out, const float *x, float xmax, const uint8_t *packed, const float *bias,
+                                   int C, int OC);
 /* int8 candidate tables (scoring cached projections at batch 1): each of n
  * rows of X[n×D] quantised as ns_i8_pack quantises a weight row (symmetric,
  * scale max|x|/127, nearest), its integer sum kept; ns_i8_table_size bytes
@@ -170,6 +183,21 @@ void ns_layernorm_backward(float *dinp, float *dweight, float *dbias, const floa
  * x·ns_fast_gelu_cdf(x) (fastmath.h) — to the bit from the AVX-512 kernel
  * too, which evaluates each input on its side of erf's split only. */
 void ns_gelu_forward(float *out, const float *inp, size_t n);
+/* ns_gelu_forward, returning max|out[i]| (0 for n = 0): the int8 and int4
+ * layers' input scale, found in the pass that writes out. */
+float ns_gelu_forward_max(float *out, const float *inp, size_t n);
+/* One row: out[C] = GELU(LayerNorm(inp)) — ns_layernorm_forward (N = 1)
+ * then ns_gelu_forward, to the bit, in one call (the largest |out[c]| kept
+ * by GELU's last pass, no pass of its own) — returning max|out[c]|.  out
+ * may alias inp. */
+float ns_layernorm_gelu1(float *out, const float *inp, const float *weight, const float *bias, int C, float eps);
+/* ns_layernorm_gelu1 for two rows of C (k = 0, 1: out[k], inp[k], their own
+ * weight[k], bias[k]; max|out[k]| in mx[k]), their LayerNorm statistics —
+ * chains of dependent additions — computed side by side (two independent
+ * projection heads at batch 1): the bits of two calls.  out[k] may alias
+ * inp[k], not the other row. */
+void ns_layernorm_gelu2(float *out[2], const float *inp[2], const float *weight[2], const float *bias[2], int C,
+                        float eps, float mx[2]);
 /* dinp[n] += dout · GELU′(inp). */
 void ns_gelu_backward(float *dinp, const float *dout, const float *inp, size_t n);
 /* out = max(x, 0). */
