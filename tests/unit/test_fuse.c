@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "test.h"
+#include "world_check.h"
 
 static const int widths[] = {1, 7, 16, 33, 384, 600};
 enum { NW = sizeof widths / sizeof widths[0], MAXW = 600 };
@@ -193,22 +194,14 @@ static void test_chain(void)
     free(W);
 }
 
-static void world_dense(ns_features *f, int n, int d, float a)
-{
-    memset(f, 0, sizeof *f);
-    f->nrows = n, f->dim = d;
-    f->dense = malloc((size_t)n * d * sizeof(float));
-    for (int i = 0; i < n * d; i++) f->dense[i] = 2.0f * sinf(a * (float)i) + 0.3f * cosf(0.05f * (float)i);
-}
-
 static void test_predict1_shapes(void)
 {
     /* state hidden, action hidden, layers */
     const int shapes[4][3] = {{128, 128, 2}, {192, 128, 2}, {128, 128, 3}, {128, 128, 1}};
     enum { NS_ = 3, NA = 2, D = 128, O = 64 };
     ns_features fs, fa;
-    world_dense(&fs, NS_, D, 0.61f);
-    world_dense(&fa, NA, D, 0.43f);
+    world_dense(&fs, NS_, D, 0.61f, 2.0f, 0.3f);
+    world_dense(&fa, NA, D, 0.43f, 2.0f, 0.3f);
     ns_world_ws *ws = ns_world_ws_new();
     for (int t = 0; t < 4; t++) {
         ns_world_config c;
@@ -222,16 +215,7 @@ static void test_predict1_shapes(void)
             ns_world_set_bf16(&w, mode == 1);
             ns_world_set_int8(&w, mode == 2);
             if (mode == 3) ns_world_set_int4(&w, true);
-            int same = 1;
-            for (int64_t s = 0; s < NS_; s++)
-                for (int64_t a = 0; a < NA; a++) {
-                    float hs[O], ha[O], ref[O], got[O];
-                    ns_world_project(&w, ws, &fs, true, &s, 1, hs);
-                    ns_world_project(&w, ws, &fa, false, &a, 1, ha);
-                    ns_world_transition(&w, ws, hs, ha, 1, ref);
-                    ns_world_predict1(&w, ws, &fs, s, &fa, a, got);
-                    if (memcmp(ref, got, sizeof ref)) same = 0;
-                }
+            int same = world_predict1_same(&w, ws, &fs, NS_, &fa, NA, NULL);
             if (!same) printf("  shape %d mode %d differs\n", t, mode);
             CHECK(same);
         }

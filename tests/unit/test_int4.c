@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "test.h"
+#include "world_check.h"
 
 static uint8_t *pack(const float *W, int C, int OC, int G)
 {
@@ -185,14 +186,6 @@ static void test_i4_unsupported(void)
     }
 }
 
-static void dense(ns_features *f, int n, int d, float a)
-{
-    memset(f, 0, sizeof *f);
-    f->nrows = n, f->dim = d;
-    f->dense = malloc((size_t)n * d * sizeof(float));
-    for (int i = 0; i < n * d; i++) f->dense[i] = sinf(a * (float)i) + 0.1f * cosf(0.05f * (float)i);
-}
-
 /* The world model with int4 heads (384-d inputs: every head layer int4, T
  * int8): ns_world_predict1 = project + project + transition to the bit;
  * near the float prediction (LayerNorm'ed output, entries of order 1:
@@ -209,26 +202,15 @@ static void test_i4_world(void)
     CHECK(ns_world_create(&w, &c, 5, &e) == NS_OK);
     enum { NS_ = 5, NA = 3, O = 128 };
     ns_features fs, fa;
-    dense(&fs, NS_, 384, 0.61f);
-    dense(&fa, NA, 384, 0.43f);
+    world_dense(&fs, NS_, 384, 0.61f, 1.0f, 0.1f);
+    world_dense(&fa, NA, 384, 0.43f, 1.0f, 0.1f);
     ns_world_ws *ws = ns_world_ws_new();
     float ref[NS_ * NA][O], q4[NS_ * NA][O], q8[NS_ * NA][O], back[O];
     for (int mode = 0; mode < 3; mode++) {
         if (mode == 1) ns_world_set_int8(&w, true);
         if (mode == 2) ns_world_set_int4(&w, true);
         CHECK((w.i4 != NULL) == (mode == 2));
-        int same = 1;
-        for (int64_t s = 0; s < NS_; s++)
-            for (int64_t a = 0; a < NA; a++) {
-                float hs[O], ha[O], three[O];
-                float *got = mode == 0 ? ref[s * NA + a] : mode == 1 ? q8[s * NA + a] : q4[s * NA + a];
-                ns_world_project(&w, ws, &fs, true, &s, 1, hs);
-                ns_world_project(&w, ws, &fa, false, &a, 1, ha);
-                ns_world_transition(&w, ws, hs, ha, 1, three);
-                ns_world_predict1(&w, ws, &fs, s, &fa, a, got);
-                if (memcmp(three, got, sizeof three)) same = 0;
-            }
-        CHECK(same);
+        CHECK(world_predict1_same(&w, ws, &fs, NS_, &fa, NA, mode == 0 ? ref[0] : mode == 1 ? q8[0] : q4[0]));
     }
     double worst_cos = 1, worst = 0;
     for (int i = 0; i < NS_ * NA; i++) {
@@ -255,8 +237,8 @@ static void test_i4_world(void)
     /* 100-d inputs and hidden: no int4 layer, the int8 model exactly */
     c.state_dim = 100, c.action_dim = 100, c.out = 32;
     CHECK(ns_world_create(&w, &c, 5, &e) == NS_OK);
-    dense(&fs, 2, 100, 0.3f);
-    dense(&fa, 2, 100, 0.7f);
+    world_dense(&fs, 2, 100, 0.3f, 1.0f, 0.1f);
+    world_dense(&fa, 2, 100, 0.7f, 1.0f, 0.1f);
     float p8[O], p4[O];
     ns_world_set_int8(&w, true);
     ns_world_predict1(&w, ws, &fs, 1, &fa, 1, p8);

@@ -32,6 +32,16 @@ static bool gload(gtask *g, const char *gen, const char *dom, const char *arg, i
     return ok;
 }
 
+/* The same from PDDL texts. */
+static bool gparse(gtask *g, const char *dom, const char *prob)
+{
+    ns_error e;
+    bool ok = ns_domain_parse(&g->d, dom, "d", &e) == NS_OK && ns_problem_parse(&g->p, &g->d, prob, "p", &e) == NS_OK &&
+              ns_task_ground(&g->t, &g->d, &g->p, &e) == NS_OK;
+    if (!ok) fprintf(stderr, "  parse: %s\n", e.msg);
+    return ok;
+}
+
 static void gfree(gtask *g)
 {
     ns_task_free(&g->t);
@@ -193,11 +203,7 @@ static void test_pref_kept(void)
     int dropped = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gtask g;
-        ns_error e;
-        if (cases[i].gen ? !gload(&g, cases[i].gen, cases[i].dom, cases[i].arg, cases[i].n, 7)
-                         : ns_domain_parse(&g.d, dom, "smash", &e) != NS_OK ||
-                               ns_problem_parse(&g.p, &g.d, prob, "p", &e) != NS_OK ||
-                               ns_task_ground(&g.t, &g.d, &g.p, &e) != NS_OK) {
+        if (cases[i].gen ? !gload(&g, cases[i].gen, cases[i].dom, cases[i].arg, cases[i].n, 7) : !gparse(&g, dom, prob)) {
             CHECK(0);
             continue;
         }
@@ -272,16 +278,13 @@ static void test_pref_kept_wide(void)
     len += (size_t)snprintf(prob + len, cap - len, ") (:init (at o9990)");
     for (int i = 0; i + 1 < N; i++) len += (size_t)snprintf(prob + len, cap - len, " (next o%d o%d)", i, i + 1);
     snprintf(prob + len, cap - len, ") (:goal (at o9999)))");
-    ns_domain d;
-    ns_problem pb;
-    ns_task t;
-    ns_error e;
-    CHECK(ns_domain_parse(&d, dom, "chain", &e) == NS_OK);
-    CHECK(ns_problem_parse(&pb, &d, prob, "p", &e) == NS_OK);
-    CHECK(ns_task_ground(&t, &d, &pb, &e) == NS_OK);
+    gtask g;
+    bool ok = gparse(&g, dom, prob);
     free(prob);
-    CHECK(t.nops > 65536);
-    prun ref = pref_run(&t, 1, 0, 0), p = pref_run(&t, 1, SIZE_MAX, 0);
+    CHECK(ok);
+    if (!ok) return;
+    CHECK(g.t.nops > 65536);
+    prun ref = pref_run(&g.t, 1, 0, 0), p = pref_run(&g.t, 1, SIZE_MAX, 0);
     CHECK_EQ_INT(ref.r.status, NS_OK);
     CHECK_EQ_INT(p.r.status, NS_OK);
     CHECK_EQ_INT(p.r.plan_len, 9);
@@ -296,9 +299,7 @@ static void test_pref_kept_wide(void)
     CHECK(wide > 0);
     ns_search_result_free(&ref.r);
     ns_search_result_free(&p.r);
-    ns_task_free(&t);
-    ns_problem_free(&pb);
-    ns_domain_free(&d);
+    gfree(&g);
 }
 
 /* Lazy GBFS: valid plans on three domains, one evaluation per state (h and
@@ -346,22 +347,18 @@ static void test_lazy_unsolvable(void)
     const char *dom = "(define (domain u) (:predicates (a) (b) (g)) (:action x :parameters () :precondition (a) "
                       ":effect (and (b) (not (a)))) (:action y :parameters () :precondition (and (a) (b)) :effect (g)))";
     const char *prob = "(define (problem p) (:domain u) (:init (a)) (:goal (g)))";
-    ns_domain d;
-    ns_problem p;
-    ns_task t;
-    ns_error e;
-    CHECK(ns_domain_parse(&d, dom, "u", &e) == NS_OK);
-    CHECK(ns_problem_parse(&p, &d, prob, "p", &e) == NS_OK);
-    CHECK(ns_task_ground(&t, &d, &p, &e) == NS_OK);
+    gtask g;
+    if (!gparse(&g, dom, prob)) {
+        CHECK(0);
+        return;
+    }
     for (int h = NS_H_BLIND; h <= NS_H_LMCUT; h++) {
-        ns_search_result r = run(&t, NS_SEARCH_LAZY, (ns_heuristic_kind)h, NULL, true);
+        ns_search_result r = run(&g.t, NS_SEARCH_LAZY, (ns_heuristic_kind)h, NULL, true);
         CHECK(r.status == NS_UNSOLVABLE);
         CHECK(r.plan == NULL);
         ns_search_result_free(&r);
     }
-    ns_task_free(&t);
-    ns_problem_free(&p);
-    ns_domain_free(&d);
+    gfree(&g);
 }
 
 /* The time limit is checked by elapsed time: A* with LM-cut on 100 blocks

@@ -21,6 +21,7 @@
 #include "nextstate/learn/nn.h"
 #include "gen_fixture.h"
 #include "test.h"
+#include "world_check.h"
 
 static char tmpdir[256];
 static ns_dataset DS;
@@ -859,17 +860,7 @@ static void predict1_check(ns_world_kind kind)
     for (int mode = 0; mode < 3; mode++) {
         ns_world_set_bf16(&w, mode == 1);
         ns_world_set_int8(&w, mode == 2);
-        int same = 1;
-        for (int64_t s = 0; s < NS; s++)
-            for (int64_t a = 0; a < NA; a++) {
-                float hs[O], ha[O], ref[O], got[O];
-                ns_world_project(&w, ws, &fs, true, &s, 1, hs);
-                ns_world_project(&w, ws, &fa, false, &a, 1, ha);
-                ns_world_transition(&w, ws, hs, ha, 1, ref);
-                ns_world_predict1(&w, ws, &fs, s, &fa, a, got);
-                if (memcmp(ref, got, sizeof ref)) same = 0;
-            }
-        CHECK(same);
+        CHECK(world_predict1_same(&w, ws, &fs, NS, &fa, NA, NULL));
     }
     /* int8 candidates: the normalised projections of the states as a table */
     float P[NS * O], N_[NS], pred[O], f[NS], g[NS];
