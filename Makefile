@@ -69,7 +69,7 @@ all: $(BIN) $(EXAMPLE) $(TESTS) $(BENCHES) $(KILLAT)
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/obj/learn/nn.o $(BUILD)/obj/learn/lstm.o $(BUILD)/obj/learn/optim.o: CFLAGS += $(VEC_CFLAGS)
+$(BUILD)/obj/learn/nn.o $(BUILD)/obj/learn/lstm.o $(BUILD)/obj/learn/optim.o $(BUILD)/obj/encode/bert.o: CFLAGS += $(VEC_CFLAGS)
 $(BUILD)/obj/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Isrc -c $< -o $@

@@ -104,7 +104,7 @@ static void report(const embed_args *a, const ns_bert *m, const char *what, int6
         printf("embed: %s: %lld texts, %lld computed, %lld from the cache or repeated; %.3f s (%.2f texts/s, "
                "%.3f CPU s); %s, dim %d, max_seq_length %d, batch %ld, %s\n",
                what, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, cpu, c->name, c->hidden,
-               c->max_seq_length, a->batch, ns_blas_backend());
+               c->max_seq_length, a->batch, ns_bert_backend(m));
     }
 }
 

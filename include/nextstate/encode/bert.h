@@ -67,6 +67,15 @@ int ns_bert_dim(const ns_bert *m);
  * sizes): caches of embeddings record it and refuse another model's. */
 uint64_t ns_bert_fingerprint(const ns_bert *m);
 
+/* The forward pass without a tape (embedding; not LoRA's training) runs the
+ * layers' four matrix products on AMX bf16x3 tiles (tilegemm.h) where the
+ * CPU has them: on by default from ns_bert_load, ≈ 1e−6 relative to the
+ * float products (same fingerprint: the same model to float precision).
+ * on = false returns to OpenBLAS; returns whether the tiles are in use. */
+bool ns_bert_set_tiles(ns_bert *m, bool on);
+/* "amx bf16x3" or ns_blas_backend()'s name: what the matrix products run on. */
+const char *ns_bert_backend(const ns_bert *m);
+
 /* Model input for one text: ids[0..max_seq_length), returns its length. */
 int ns_bert_tokenize(const ns_bert *m, const char *text, size_t len, int32_t *ids);
 

@@ -1,0 +1,41 @@
+/* tilegemm.h — float matrix products y = x·Wᵀ + b on AMX bfloat16 tiles,
+ * three tile products per term ("bf16x3").
+ *
+ * Both operands are split into two bfloat16 parts, x = xh + xl and
+ * w = wh + wl (xh = x rounded to nearest even, xl = x − xh rounded), and
+ * x·w is taken as xh·wh + xh·wl + xl·wh with float32 sums.  A term's
+ * relative error is at most ≈ 3·2⁻¹⁸ ≈ 1.1e−5 (the dropped xl·wl and the
+ * rounding of xl and wl) against float's 2⁻²⁴: about five significant
+ * digits, where a plain bfloat16 product keeps between two and three.
+ * tests/unit/test_tilegemm.c checks the bound against a double product.
+ *
+ * The weights are packed once (ns_tilegemm_pack: 2 × 2 bytes per weight,
+ * the size of the float matrix); shapes need n and k multiples of 32
+ * (ns_tilegemm_size says 0 otherwise: use ns_sgemm).  The CPU needs AMX
+ * (amx-tile, amx-bf16) and AVX-512 BF16, and Linux must grant the tile
+ * state (ns_tilegemm_usable asks; builds without GCC ≥ 12 on x86-64 Linux
+ * always say no). */
+#ifndef NEXTSTATE_TILEGEMM_H
+#define NEXTSTATE_TILEGEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether ns_tilegemm can run here (asks Linux for the tile state). */
+bool ns_tilegemm_usable(void);
+
+/* Elements (uint16_t) of W [n × k]'s packing, 0 when the shape does not fit. */
+size_t ns_tilegemm_size(int n, int k);
+
+/* Packs W [n × k] (row-major, PyTorch Linear's layout) into dst
+ * (ns_tilegemm_size(n, k) elements).  Runs anywhere. */
+void ns_tilegemm_pack(uint16_t *dst, const float *W, int n, int k);
+
+/* y[rows × n] (row stride ldy) = x[rows × k] (row stride ldx) · Wᵀ + b
+ * (b may be NULL), W packed by ns_tilegemm_pack.  Only where
+ * ns_tilegemm_usable() said yes. */
+void ns_tilegemm(float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed,
+                 const float *b);
+
+#endif

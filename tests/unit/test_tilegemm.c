@@ -1,0 +1,99 @@
+/* test_tilegemm.c — the bf16x3 tile product (tilegemm.h) against a double
+ * product: every output within 3·2⁻¹⁸ of Σ|x·w| plus float summation's
+ * share, for row counts that leave partial row tiles and chunks (1, 15, 37,
+ * 200), input strides wider than k, widths of 32 to 1,536 inputs, with and
+ * without bias; and clearly more accurate than a single bfloat16 product
+ * (which the bound would fail).  Shapes off the multiples of 32 get size 0.
+ * The products skip on CPUs without AMX. */
+#include "nextstate/util/tilegemm.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "test.h"
+
+static void fill(float *x, size_t n, float a, uint32_t seed)
+{
+    uint32_t r = seed * 2654435761u | 1u;
+    for (size_t i = 0; i < n; i++) {
+        r = r * 1664525u + 1013904223u;
+        x[i] = a * ((float)(r >> 8) / 8388608.0f - 1.0f);
+    }
+}
+
+static float bf16_trunc(float f) /* a single bfloat16 rounding (to nearest even) */
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    u &= 0xffff0000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* max over outputs of |y − exact| / (Σ|x w| + tiny), and the same for one bfloat16 product */
+static void run(int rows, int k, int n, int ldx, bool bias, double *err3, double *err1)
+{
+    float *x = malloc((size_t)rows * ldx * sizeof *x), *W = malloc((size_t)n * k * sizeof *W);
+    float *b = malloc((size_t)n * sizeof *b), *y = malloc((size_t)rows * (n + 3) * sizeof *y);
+    uint16_t *P = malloc(ns_tilegemm_size(n, k) * sizeof *P);
+    fill(x, (size_t)rows * ldx, 3.0f, (uint32_t)(rows * 7 + k));
+    fill(W, (size_t)n * k, 0.2f, (uint32_t)(n * 13 + k));
+    fill(b, (size_t)n, 1.0f, 99);
+    ns_tilegemm_pack(P, W, n, k);
+    for (size_t i = 0; i < (size_t)rows * (n + 3); i++) y[i] = NAN; /* columns n … n + 2: must stay untouched */
+    ns_tilegemm(y, n + 3, x, ldx, rows, k, n, P, bias ? b : NULL);
+    *err3 = *err1 = 0;
+    for (int r = 0; r < rows; r++) {
+        for (int o = 0; o < n; o++) {
+            double exact = bias ? b[o] : 0, mag = 1e-30, one = bias ? b[o] : 0;
+            for (int i = 0; i < k; i++) {
+                double t = (double)x[(size_t)r * ldx + i] * W[(size_t)o * k + i];
+                exact += t, mag += fabs(t);
+                one += (double)bf16_trunc(x[(size_t)r * ldx + i]) * bf16_trunc(W[(size_t)o * k + i]);
+            }
+            double e = fabs(y[(size_t)r * (n + 3) + o] - exact) / mag;
+            *err3 = e > *err3 || isnan(e) ? e : *err3;
+            *err1 = fmax(*err1, fabs(one - exact) / mag);
+        }
+        for (int o = n; o < n + 3; o++) CHECK(isnan(y[(size_t)r * (n + 3) + o]));
+    }
+    free(x), free(W), free(b), free(y), free(P);
+}
+
+static void test_tilegemm_accuracy(void)
+{
+    static const int R[] = {1, 15, 37, 200}, K[][2] = {{32, 32}, {96, 100}, {384, 384}, {1536, 1536}},
+                     N[] = {32, 64, 384};
+    for (size_t ri = 0; ri < sizeof R / sizeof *R; ri++)
+        for (size_t ki = 0; ki < sizeof K / sizeof *K; ki++)
+            for (size_t ni = 0; ni < sizeof N / sizeof *N; ni++) {
+                if (K[ki][0] == 1536 && (R[ri] > 37 || N[ni] > 64)) continue; /* the double reference's time */
+                double e3, e1;
+                run(R[ri], K[ki][0], N[ni], K[ki][1], (ri + ni) % 2 == 0, &e3, &e1);
+                /* 3·2⁻¹⁸ per term, plus float summation over k terms */
+                double bound = 3.0 * ldexp(1.0, -18) + K[ki][0] * ldexp(1.0, -24);
+                if (!(e3 <= bound)) printf("  rows %d k %d n %d: error %.3g > %.3g\n", R[ri], K[ki][0], N[ni], e3, bound);
+                CHECK(e3 <= bound);
+                CHECK(e1 > 4 * e3); /* a single bfloat16 product is far coarser: the split is in use */
+            }
+}
+
+static void test_tilegemm_shapes(void)
+{
+    CHECK(ns_tilegemm_size(32, 32) == 2048);
+    CHECK(ns_tilegemm_size(384, 1536) == (size_t)384 * 1536 * 2);
+    CHECK(ns_tilegemm_size(48, 32) == 0);
+    CHECK(ns_tilegemm_size(32, 40) == 0);
+    CHECK(ns_tilegemm_size(0, 32) == 0);
+    CHECK(ns_tilegemm_size(-32, 32) == 0);
+}
+
+int main(void)
+{
+    NS_RUN(test_tilegemm_shapes);
+    if (ns_tilegemm_usable()) NS_RUN(test_tilegemm_accuracy);
+    else NS_SKIP(test_tilegemm_accuracy, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
+    return ns_test_summary("test_tilegemm");
+}
