@@ -129,13 +129,16 @@ NS_VEC_CLONES static void softmax(float *row, int n)
 
 /* ---------------------------------------------------------------- forward */
 
-void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, float *s)
+/* Head h's attention probabilities s[L, L] (row stride L), the scores on
+ * the tiles when asked. */
+static void probs(const ns_bert *m, int L, const float *qkv, int h, float *s, bool tiles)
 {
     int H = m->c.hidden, nh = m->c.heads, dh = H / nh;
     float scale = 1.0f / sqrtf((float)dh);
     const float *q = qkv + h * dh, *k = qkv + H + h * dh;
     /* s[L, L] = q kᵀ / √dh */
-    ns_sgemm(false, true, L, L, dh, scale, q, 3 * H, k, 3 * H, 0.0f, s, L);
+    if (tiles) ns_tilegemm_nt(s, L, q, 3 * H, L, k, 3 * H, L, dh, scale);
+    else ns_sgemm(false, true, L, L, dh, scale, q, 3 * H, k, 3 * H, 0.0f, s, L);
     for (int i = 0; i < L; i++) {
         float *row = s + (size_t)i * L;
         if (m->relbias) {
@@ -146,14 +149,21 @@ void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, f
     }
 }
 
-/* Attention of one sequence of L tokens: qkv [L, 3H] (row stride 3H), ctx [L, H]. */
-static void attention(const ns_bert *m, int L, const float *qkv, float *ctx, float *s)
+void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, float *s)
+{
+    probs(m, L, qkv, h, s, false);
+}
+
+/* Attention of one sequence of L tokens: qkv [L, 3H] (row stride 3H), ctx
+ * [L, H]; both products on the tiles when asked. */
+static void attention(const ns_bert *m, int L, const float *qkv, float *ctx, float *s, bool tiles)
 {
     int H = m->c.hidden, nh = m->c.heads, dh = H / nh;
     for (int h = 0; h < nh; h++) {
-        ns_bert_attention_probs(m, L, qkv, h, s);
+        probs(m, L, qkv, h, s, tiles);
         /* ctx[:, h] = s v */
-        ns_sgemm(false, false, L, dh, L, 1.0f, s, L, qkv + 2 * H + h * dh, 3 * H, 0.0f, ctx + h * dh, H);
+        if (tiles) ns_tilegemm_nn(ctx + h * dh, H, s, L, L, qkv + 2 * H + h * dh, 3 * H, L, dh);
+        else ns_sgemm(false, false, L, dh, L, 1.0f, s, L, qkv + 2 * H + h * dh, 3 * H, 0.0f, ctx + h * dh, H);
     }
 }
 
@@ -302,7 +312,7 @@ void ns_bert_forward_lora(const ns_bert *m, const ns_bert_lora *lora, int n, con
         for (int t = NS_BERT_Q; t <= NS_BERT_V; t++) lora_add(lora, l, t, q + t * H, 3 * H, xin, (int)T, H, xal, xs);
         size_t off = 0;
         for (int i = 0; i < n; i++) {
-            attention(m, lens[i], q + off * 3 * H, cx + off * H, s);
+            attention(m, lens[i], q + off * 3 * H, cx + off * H, s, !tape && m->tiles);
             off += (size_t)lens[i];
         }
         linear(tmp, H, cx, H, (int)T, H, H, w->wo, w->bo, tape ? NULL : w->two);

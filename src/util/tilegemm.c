@@ -23,49 +23,10 @@
 
 enum { TILE = 512 /* bfloat16 per tile */, BLOCK = 4 * TILE /* one step of 32 inputs × 32 outputs */, CHUNK = 128 };
 
-/* float → bfloat16, rounded to nearest even (NaN stays NaN). */
-static uint16_t bf16_round(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static float bf16_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 size_t ns_tilegemm_size(int n, int k)
 {
     if (n <= 0 || k <= 0 || n % 32 || k % 32) return 0;
     return (size_t)n * (size_t)k * 2;
-}
-
-void ns_tilegemm_pack(uint16_t *dst, const float *W, int n, int k)
-{
-    const int KB = k / 32;
-    for (int nb = 0; nb < n / 32; nb++)
-        for (int kb = 0; kb < KB; kb++) {
-            uint16_t *blk = dst + ((size_t)nb * KB + kb) * BLOCK;
-            for (int half = 0; half < 2; half++) {
-                uint16_t *hi = blk + half * 2 * TILE, *lo = hi + TILE;
-                for (int j = 0; j < 16; j++) {
-                    const float *w = W + (size_t)(nb * 32 + half * 16 + j) * k + kb * 32;
-                    for (int i = 0; i < 32; i++) {
-                        uint16_t h = bf16_round(w[i]);
-                        size_t at = (size_t)(i / 2) * 32 + 2 * j + i % 2;
-                        hi[at] = h;
-                        lo[at] = bf16_round(w[i] - bf16_float(h));
-                    }
-                }
-            }
-        }
 }
 
 #ifdef NS_HAVE_AMX
@@ -76,16 +37,18 @@ bool ns_tilegemm_usable(void)
            syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0;
 }
 
-/* rows [0, R) of x (stride ldx, k inputs) into xh, xl [R16 × k] (rows R … R16 zero). */
+/* rows [0, R) of x (stride ldx, its first k inputs) into xh, xl [R16 × kp]
+ * (kp = k rounded up to 32; inputs k … kp and rows R … R16 zero). */
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_rows(uint16_t *xh, uint16_t *xl,
                                                                                 const float *x, int ldx, int R,
-                                                                                int R16, int k)
+                                                                                int R16, int k, int kp)
 {
     for (int r = 0; r < R; r++) {
         const float *row = x + (size_t)r * ldx;
-        uint16_t *h = xh + (size_t)r * k, *l = xl + (size_t)r * k;
-        for (int i = 0; i < k; i += 16) {
-            __m512 v = _mm512_loadu_ps(row + i);
+        uint16_t *h = xh + (size_t)r * kp, *l = xl + (size_t)r * kp;
+        for (int i = 0; i < kp; i += 16) {
+            __mmask16 m = k - i >= 16 ? (__mmask16)0xffff : k > i ? (__mmask16)((1u << (k - i)) - 1) : 0;
+            __m512 v = _mm512_maskz_loadu_ps(m, row + i);
             __m256i vh = (__m256i)_mm512_cvtneps_pbh(v);
             __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(vh), 16));
             __m256i vl = (__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back));
@@ -93,8 +56,8 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_rows(ui
             _mm256_storeu_si256((__m256i *)(void *)(l + i), vl);
         }
     }
-    memset(xh + (size_t)R * k, 0, (size_t)(R16 - R) * k * sizeof *xh);
-    memset(xl + (size_t)R * k, 0, (size_t)(R16 - R) * k * sizeof *xl);
+    memset(xh + (size_t)R * kp, 0, (size_t)(R16 - R) * kp * sizeof *xh);
+    memset(xl + (size_t)R * kp, 0, (size_t)(R16 - R) * kp * sizeof *xl);
 }
 
 typedef struct tile_cfg {
@@ -103,58 +66,180 @@ typedef struct tile_cfg {
     uint8_t rows[16];
 } tile_cfg;
 
-/* Tiles: 0 and 1 the sums of outputs 0–15 and 16–31 (16 rows), 2 and 3 the
- * rows' xh and xl (16 rows × 32 inputs), 4–7 wh, wl of the two output runs. */
-__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm(
-    float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed, const float *b)
+__attribute__((target("amx-tile"))) static void tiles_on(void)
 {
-    if (rows <= 0) return;
     tile_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
     for (int t = 0; t < 8; t++) cfg.rows[t] = 16, cfg.colsb[t] = 64;
     _tile_loadconfig(&cfg);
-    const int KB = k / 32;
-    const size_t xs = (size_t)k * 2; /* bytes between rows of xh, xl */
-    uint16_t *xh = ns_xmalloc((size_t)2 * CHUNK * k * sizeof *xh), *xl = xh + (size_t)CHUNK * k;
+}
+
+/* y[R × n] (stride ldy) = alpha · (xh + xl)·Wᵀ + b for the R rows split into
+ * xh, xl [R16 × kp] and W packed [np × kp] (np = n rounded up to 32): tiles
+ * 0 and 1 the sums of outputs 0–15 and 16–31 (16 rows), 2 and 3 the rows' xh
+ * and xl (16 rows × 32 inputs), 4–7 wh, wl of the two output runs. */
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static void product(
+    float *y, int ldy, const uint16_t *xh, const uint16_t *xl, int R, int R16, int kp, int n, const uint16_t *packed,
+    const float *b, float alpha)
+{
+    const int KB = kp / 32;
+    const size_t xs = (size_t)kp * 2; /* bytes between rows of xh, xl */
+    const __m512 va = _mm512_set1_ps(alpha);
     float sums[16][32];
-    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
-        int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
-        split_rows(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k);
-        for (int nb = 0; nb < n / 32; nb++) {
-            const uint16_t *B = packed + (size_t)nb * KB * BLOCK;
-            for (int rb = 0; rb < R16; rb += 16) {
-                const uint16_t *ah = xh + (size_t)rb * k, *al = xl + (size_t)rb * k;
-                _tile_zero(0);
-                _tile_zero(1);
-                for (int kb = 0; kb < KB; kb++) {
-                    const uint16_t *w = B + (size_t)kb * BLOCK;
-                    _tile_loadd(2, ah + kb * 32, xs);
-                    _tile_loadd(3, al + kb * 32, xs);
-                    _tile_loadd(4, w, 64);
-                    _tile_loadd(5, w + TILE, 64);
-                    _tile_dpbf16ps(0, 2, 4);
-                    _tile_dpbf16ps(0, 2, 5);
-                    _tile_dpbf16ps(0, 3, 4);
-                    _tile_loadd(6, w + 2 * TILE, 64);
-                    _tile_loadd(7, w + 3 * TILE, 64);
-                    _tile_dpbf16ps(1, 2, 6);
-                    _tile_dpbf16ps(1, 2, 7);
-                    _tile_dpbf16ps(1, 3, 6);
-                }
-                _tile_stored(0, &sums[0][0], sizeof sums[0]);
-                _tile_stored(1, &sums[0][16], sizeof sums[0]);
-                int valid = R - rb < 16 ? R - rb : 16;
-                __m512 b0 = b ? _mm512_loadu_ps(b + nb * 32) : _mm512_setzero_ps();
-                __m512 b1 = b ? _mm512_loadu_ps(b + nb * 32 + 16) : _mm512_setzero_ps();
-                for (int r = 0; r < valid; r++) {
-                    float *o = y + (size_t)(r0 + rb + r) * ldy + nb * 32;
-                    _mm512_storeu_ps(o, _mm512_add_ps(_mm512_loadu_ps(sums[r]), b0));
-                    _mm512_storeu_ps(o + 16, _mm512_add_ps(_mm512_loadu_ps(sums[r] + 16), b1));
-                }
+    for (int nb = 0; nb * 32 < n; nb++) {
+        const uint16_t *B = packed + (size_t)nb * KB * BLOCK;
+        int w32 = n - nb * 32 < 32 ? n - nb * 32 : 32;
+        __mmask16 m0 = w32 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << w32) - 1),
+                  m1 = w32 >= 32 ? (__mmask16)0xffff : w32 > 16 ? (__mmask16)((1u << (w32 - 16)) - 1) : 0;
+        __m512 b0 = b ? _mm512_maskz_loadu_ps(m0, b + nb * 32) : _mm512_setzero_ps();
+        __m512 b1 = b ? _mm512_maskz_loadu_ps(m1, b + nb * 32 + 16) : _mm512_setzero_ps();
+        for (int rb = 0; rb < R16; rb += 16) {
+            const uint16_t *ah = xh + (size_t)rb * kp, *al = xl + (size_t)rb * kp;
+            _tile_zero(0);
+            _tile_zero(1);
+            for (int kb = 0; kb < KB; kb++) {
+                const uint16_t *w = B + (size_t)kb * BLOCK;
+                _tile_loadd(2, ah + kb * 32, xs);
+                _tile_loadd(3, al + kb * 32, xs);
+                _tile_loadd(4, w, 64);
+                _tile_loadd(5, w + TILE, 64);
+                _tile_dpbf16ps(0, 2, 4);
+                _tile_dpbf16ps(0, 2, 5);
+                _tile_dpbf16ps(0, 3, 4);
+                _tile_loadd(6, w + 2 * TILE, 64);
+                _tile_loadd(7, w + 3 * TILE, 64);
+                _tile_dpbf16ps(1, 2, 6);
+                _tile_dpbf16ps(1, 2, 7);
+                _tile_dpbf16ps(1, 3, 6);
+            }
+            _tile_stored(0, &sums[0][0], sizeof sums[0]);
+            _tile_stored(1, &sums[0][16], sizeof sums[0]);
+            int valid = R - rb < 16 ? R - rb : 16;
+            for (int r = 0; r < valid; r++) {
+                float *o = y + (size_t)(rb + r) * ldy + nb * 32;
+                _mm512_mask_storeu_ps(o, m0, _mm512_fmadd_ps(_mm512_loadu_ps(sums[r]), va, b0));
+                if (m1) _mm512_mask_storeu_ps(o + 16, m1, _mm512_fmadd_ps(_mm512_loadu_ps(sums[r] + 16), va, b1));
             }
         }
     }
+}
+
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm(
+    float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed, const float *b)
+{
+    if (rows <= 0) return;
+    tiles_on();
+    uint16_t *xh = ns_xmalloc((size_t)2 * CHUNK * k * sizeof *xh), *xl = xh + (size_t)CHUNK * k;
+    for (int r0 = 0; r0 < rows; r0 += CHUNK) {
+        int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
+        split_rows(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, k);
+        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, k, n, packed, b, 1.0f);
+    }
+    _tile_release();
+    free(xh);
+}
+
+/* W's tiles from its split rows wh, wl [np × kp] (W[o][i] at o·kp + i): the
+ * tile row p of outputs o … o + 15 and inputs i … i + 31 holds the 32-bit
+ * pair (W[o + j][i + 2p], W[o + j][i + 2p + 1]) at column j — a gather of
+ * one pair from each of 16 rows. */
+__attribute__((target("avx512f"))) static void pack_split(uint16_t *dst, const uint16_t *wh, const uint16_t *wl,
+                                                           int np, int kp)
+{
+    const int KB = kp / 32;
+    const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                            _mm512_set1_epi32(kp / 2));
+    for (int nb = 0; nb < np / 32; nb++)
+        for (int kb = 0; kb < KB; kb++) {
+            uint32_t *blk = (uint32_t *)(void *)(dst + ((size_t)nb * KB + kb) * BLOCK);
+            for (int half = 0; half < 2; half++) {
+                size_t base = ((size_t)(nb * 32 + half * 16) * kp + (size_t)kb * 32) / 2; /* in pairs */
+                const int *ph = (const int *)(const void *)wh + base, *pl = (const int *)(const void *)wl + base;
+                uint32_t *hi = blk + half * TILE, *lo = hi + TILE / 2;
+                for (int p = 0; p < 16; p++) {
+                    _mm512_storeu_si512(hi + p * 16, _mm512_i32gather_epi32(rows, ph + p, 4));
+                    _mm512_storeu_si512(lo + p * 16, _mm512_i32gather_epi32(rows, pl + p, 4));
+                }
+            }
+        }
+}
+
+/* W = Bᵀ for B [k × n] (row stride ldb): the tile row p of outputs o … o + 15
+ * and inputs i … i + 31 pairs B's rows i + 2p and i + 2p + 1 over columns
+ * o … o + 15 (rows from k on are zero). */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void pack_rows(uint16_t *dst, const float *B, int ldb,
+                                                                               int k, int n, int kp, int np)
+{
+    const int KB = kp / 32;
+    for (int nb = 0; nb < np / 32; nb++)
+        for (int kb = 0; kb < KB; kb++) {
+            uint32_t *blk = (uint32_t *)(void *)(dst + ((size_t)nb * KB + kb) * BLOCK);
+            for (int half = 0; half < 2; half++) {
+                int o = nb * 32 + half * 16;
+                __mmask16 m = n - o >= 16 ? (__mmask16)0xffff : n > o ? (__mmask16)((1u << (n - o)) - 1) : 0;
+                uint32_t *hi = blk + half * TILE, *lo = hi + TILE / 2;
+                for (int p = 0; p < 16; p++) {
+                    __m512i h2[2], l2[2];
+                    for (int e = 0; e < 2; e++) {
+                        int i = kb * 32 + 2 * p + e;
+                        __m512 v = i < k ? _mm512_maskz_loadu_ps(m, B + (size_t)i * ldb + o) : _mm512_setzero_ps();
+                        __m512i vh = _mm512_cvtepu16_epi32((__m256i)_mm512_cvtneps_pbh(v));
+                        __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(vh, 16));
+                        h2[e] = vh;
+                        l2[e] = _mm512_cvtepu16_epi32((__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back)));
+                    }
+                    _mm512_storeu_si512(hi + p * 16, _mm512_or_si512(h2[0], _mm512_slli_epi32(h2[1], 16)));
+                    _mm512_storeu_si512(lo + p * 16, _mm512_or_si512(l2[0], _mm512_slli_epi32(l2[1], 16)));
+                }
+            }
+        }
+}
+
+static int up32(int v) { return (v + 31) & ~31; }
+
+/* Rounds to nearest even (subnormal floats read as zero), 32 outputs at a
+ * time: their rows split, then gathered into tiles. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void ns_tilegemm_pack(uint16_t *dst, const float *W, int n,
+                                                                               int k)
+{
+    uint16_t *wh = ns_xmalloc((size_t)2 * 32 * k * sizeof *wh), *wl = wh + (size_t)32 * k;
+    const size_t per = (size_t)(k / 32) * BLOCK; /* the packing of 32 outputs */
+    for (int o = 0; o < n; o += 32) {
+        split_rows(wh, wl, W + (size_t)o * k, k, 32, 32, k, k);
+        pack_split(dst + (size_t)(o / 32) * per, wh, wl, 32, k);
+    }
+    free(wh);
+}
+
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm_nt(
+    float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int n, int k, float alpha)
+{
+    if (m <= 0 || n <= 0) return;
+    const int kp = up32(k), np = up32(n), m16 = (m + 15) & ~15;
+    uint16_t *xh = ns_xmalloc(((size_t)2 * m16 * kp + (size_t)2 * np * kp + (size_t)np * kp * 2) * sizeof *xh);
+    uint16_t *xl = xh + (size_t)m16 * kp, *wh = xl + (size_t)m16 * kp, *wl = wh + (size_t)np * kp,
+             *P = wl + (size_t)np * kp;
+    split_rows(xh, xl, a, lda, m, m16, k, kp);
+    split_rows(wh, wl, b, ldb, n, np, k, kp);
+    pack_split(P, wh, wl, np, kp);
+    tiles_on();
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha);
+    _tile_release();
+    free(xh);
+}
+
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm_nn(
+    float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n)
+{
+    if (m <= 0 || n <= 0) return;
+    const int kp = up32(k), np = up32(n), m16 = (m + 15) & ~15;
+    uint16_t *xh = ns_xmalloc(((size_t)2 * m16 * kp + (size_t)np * kp * 2) * sizeof *xh);
+    uint16_t *xl = xh + (size_t)m16 * kp, *P = xl + (size_t)m16 * kp;
+    split_rows(xh, xl, a, lda, m, m16, k, kp);
+    pack_rows(P, b, ldb, k, n, kp, np);
+    tiles_on();
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, 1.0f);
     _tile_release();
     free(xh);
 }
@@ -166,5 +251,24 @@ void ns_tilegemm(float *y, int ldy, const float *x, int ldx, int rows, int k, in
 {
     (void)y, (void)ldy, (void)x, (void)ldx, (void)rows, (void)k, (void)n, (void)packed, (void)b;
     abort(); /* callers ask ns_tilegemm_usable first */
+}
+
+void ns_tilegemm_pack(uint16_t *dst, const float *W, int n, int k)
+{
+    (void)dst, (void)W, (void)n, (void)k;
+    abort();
+}
+
+void ns_tilegemm_nt(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int n, int k,
+                    float alpha)
+{
+    (void)y, (void)ldy, (void)a, (void)lda, (void)m, (void)b, (void)ldb, (void)n, (void)k, (void)alpha;
+    abort();
+}
+
+void ns_tilegemm_nn(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n)
+{
+    (void)y, (void)ldy, (void)a, (void)lda, (void)m, (void)b, (void)ldb, (void)k, (void)n;
+    abort();
 }
 #endif

@@ -4,6 +4,7 @@
  * 200), input strides wider than k, widths of 32 to 1,536 inputs, with and
  * without bias; and clearly more accurate than a single bfloat16 product
  * (which the bound would fail).  Shapes off the multiples of 32 get size 0.
+ * The activation products (_nt, _nn) on sizes off the multiples of 32.
  * The products skip on CPUs without AMX. */
 #include "nextstate/util/tilegemm.h"
 
@@ -80,6 +81,44 @@ static void test_tilegemm_accuracy(void)
             }
 }
 
+/* _nt and _nn on shapes off the multiples of 32 (attention: L keys, dh
+ * dimensions), strides wider than the rows, columns from n on untouched. */
+static void test_tilegemm_activations(void)
+{
+    static const int S[][3] = {{1, 1, 1}, {37, 45, 32}, {45, 45, 64}, {16, 300, 20}, {129, 33, 96}};
+    for (size_t si = 0; si < sizeof S / sizeof *S; si++)
+        for (int nn = 0; nn < 2; nn++) {
+            int m = S[si][0], n = S[si][1], k = S[si][2];
+            if (nn) n = S[si][2], k = S[si][1]; /* _nn: (L × L)·(L × dh) */
+            int lda = k + 5, ldb = (nn ? n : k) + 3, ldy = n + 2, brows = nn ? k : n;
+            float *a = malloc((size_t)m * lda * sizeof *a), *b = malloc((size_t)brows * ldb * sizeof *b);
+            float *y = malloc((size_t)m * ldy * sizeof *y);
+            fill(a, (size_t)m * lda, 2.0f, (uint32_t)(m + 3 * n + nn));
+            fill(b, (size_t)brows * ldb, 0.5f, (uint32_t)(7 * k + n + nn));
+            for (size_t i = 0; i < (size_t)m * ldy; i++) y[i] = NAN;
+            const float alpha = nn ? 1.0f : 0.125f;
+            if (nn) ns_tilegemm_nn(y, ldy, a, lda, m, b, ldb, k, n);
+            else ns_tilegemm_nt(y, ldy, a, lda, m, b, ldb, n, k, alpha);
+            double worst = 0;
+            for (int r = 0; r < m; r++) {
+                for (int o = 0; o < n; o++) {
+                    double exact = 0, mag = 1e-30;
+                    for (int i = 0; i < k; i++) {
+                        double t = (double)a[(size_t)r * lda + i] * (nn ? b[(size_t)i * ldb + o] : b[(size_t)o * ldb + i]);
+                        exact += t, mag += fabs(t);
+                    }
+                    double e = fabs(y[(size_t)r * ldy + o] - alpha * exact) / (alpha * mag);
+                    worst = e > worst || isnan(e) ? e : worst;
+                }
+                for (int o = n; o < ldy; o++) CHECK(isnan(y[(size_t)r * ldy + o]));
+            }
+            double bound = 3.0 * ldexp(1.0, -18) + k * ldexp(1.0, -24);
+            if (!(worst <= bound)) printf("  %s m %d n %d k %d: error %.3g > %.3g\n", nn ? "nn" : "nt", m, n, k, worst, bound);
+            CHECK(worst <= bound);
+            free(a), free(b), free(y);
+        }
+}
+
 static void test_tilegemm_shapes(void)
 {
     CHECK(ns_tilegemm_size(32, 32) == 2048);
@@ -93,7 +132,12 @@ static void test_tilegemm_shapes(void)
 int main(void)
 {
     NS_RUN(test_tilegemm_shapes);
-    if (ns_tilegemm_usable()) NS_RUN(test_tilegemm_accuracy);
-    else NS_SKIP(test_tilegemm_accuracy, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
+    if (ns_tilegemm_usable()) {
+        NS_RUN(test_tilegemm_accuracy);
+        NS_RUN(test_tilegemm_activations);
+    } else {
+        NS_SKIP(test_tilegemm_accuracy, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
+        NS_SKIP(test_tilegemm_activations, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
+    }
     return ns_test_summary("test_tilegemm");
 }

@@ -68,8 +68,8 @@ int ns_bert_dim(const ns_bert *m);
 uint64_t ns_bert_fingerprint(const ns_bert *m);
 
 /* The forward pass without a tape (embedding; not LoRA's training) runs the
- * layers' four matrix products on AMX bf16x3 tiles (tilegemm.h) where the
- * CPU has them: on by default from ns_bert_load, ≈ 1e−6 relative to the
+ * layers' four matrix products and attention's two on AMX bf16x3 tiles
+ * (tilegemm.h) where the CPU has them: on by default from ns_bert_load, ≈ 1e−6 relative to the
  * float products (same fingerprint: the same model to float precision).
  * on = false returns to OpenBLAS; returns whether the tiles are in use. */
 bool ns_bert_set_tiles(ns_bert *m, bool on);

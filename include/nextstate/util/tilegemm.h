@@ -29,7 +29,7 @@ bool ns_tilegemm_usable(void);
 size_t ns_tilegemm_size(int n, int k);
 
 /* Packs W [n × k] (row-major, PyTorch Linear's layout) into dst
- * (ns_tilegemm_size(n, k) elements).  Runs anywhere. */
+ * (ns_tilegemm_size(n, k) elements).  Only where ns_tilegemm_usable(). */
 void ns_tilegemm_pack(uint16_t *dst, const float *W, int n, int k);
 
 /* y[rows × n] (row stride ldy) = x[rows × k] (row stride ldx) · Wᵀ + b
@@ -37,5 +37,15 @@ void ns_tilegemm_pack(uint16_t *dst, const float *W, int n, int k);
  * ns_tilegemm_usable() said yes. */
 void ns_tilegemm(float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed,
                  const float *b);
+
+/* Products of two activations (attention), any sizes (zero-padded to
+ * multiples of 32 inside), the same bf16x3 arithmetic; only where
+ * ns_tilegemm_usable() said yes.  Row strides lda, ldb, ldy; y's columns
+ * from n on are not touched.
+ *   _nt: y[m × n] = alpha · a[m × k] · b[n × k]ᵀ   (scores q·kᵀ)
+ *   _nn: y[m × n] = a[m × k] · b[k × n]           (probabilities · values) */
+void ns_tilegemm_nt(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int n, int k,
+                    float alpha);
+void ns_tilegemm_nn(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n);
 
 #endif
