@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include "nextstate/core/pddl.h"
 #include "nextstate/core/task.h"
+#include "nextstate/data/render.h" /* ns_prompt_layout */
 
 /* A domain + problem + grounded task loaded together (ns_task_load). */
 typedef ns_loaded_task cli_task;
@@ -43,6 +44,9 @@ int cli_data_export(int argc, char **argv);
 int cli_data_plans(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
+/* `embed stats DIR…` (cmd_embed_stats.c), the options parsed by cmd_embed */
+int cli_embed_stats(const char *model, const char *domains, ns_prompt_layout layout, bool json, int ndirs,
+                    const char *const *dirs);
 int cmd_encode(int argc, char **argv);
 int cmd_featurize(int argc, char **argv);
 /* `featurize pca` (cmd_featurize_pca.c); argv[0] is "pca" */

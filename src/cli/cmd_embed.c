@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "nextstate/encode/bert.h"
 #include "nextstate/util/blas.h"
@@ -14,7 +15,7 @@
 
 typedef struct embed_args {
     const char *model, *cache, *out, *domains, *states_out, *actions_out;
-    long batch, shuffle; /* shuffle: --shuffle-facts SEED, -1 for the canonical order */
+    long batch, shuffle, threads; /* shuffle: --shuffle-facts SEED, -1 for the canonical order */
     bool quiet, json, chunks, truncate;
     ns_prompt_layout layout;
     const char *pos[64];
@@ -22,11 +23,17 @@ typedef struct embed_args {
 } embed_args;
 
 /* A model given as a folder, or by name in $NEXTSTATE_MODELS or
- * ~/.cache/nextstate/models (ns_embed_model_dir). */
-static int load_model(const char *name, ns_bert **m)
+ * ~/.cache/nextstate/models (ns_embed_model_dir), encoding on --threads
+ * threads, else on OPENBLAS_NUM_THREADS (a CPU budget the caller already
+ * set), else on every core. */
+static int load_model(const char *name, long threads, ns_bert **m)
 {
     ns_error err;
-    return ns_embed_model_load(m, name, &err) != NS_OK ? cli_report(&err) : 0;
+    if (ns_embed_model_load(m, name, &err) != NS_OK) return cli_report(&err);
+    const char *e = getenv("OPENBLAS_NUM_THREADS");
+    long n = threads > 0 ? threads : e && atol(e) > 0 ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
+    ns_bert_set_threads(*m, n > 0 && n <= 1024 ? (int)n : 1);
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, embed_args *a)
@@ -50,6 +57,8 @@ static int parse_args(int argc, char **argv, embed_args *a)
             a->layout = (ns_prompt_layout)l;
         } else if (!strcmp(s, "--shuffle-facts") && more) {
             if (!cli_parse_range("embed", "--shuffle-facts", argv[++i], 0, LONG_MAX, &a->shuffle)) return NS_ERR_USAGE;
+        } else if (!strcmp(s, "--threads") && more) {
+            if (!cli_parse_range("embed", "--threads", argv[++i], 1, 1024, &a->threads)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--batch") && more) {
             if (!cli_parse_range("embed", "--batch", argv[++i], 1, 4096, &a->batch)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--quiet")) a->quiet = true;
@@ -96,15 +105,15 @@ static void report(const embed_args *a, const ns_bert *m, const char *what, int6
         ns_buf_init(&b);
         ns_json_put_str(&b, c->name);
         printf("%s, \"texts\": %lld, \"computed\": %lld, \"cached\": %lld, \"seconds\": %.3f, \"texts_per_second\": %.3f, "
-               "\"cpu_seconds\": %.3f, \"dim\": %d, \"max_seq_length\": %d, \"batch\": %ld, \"rows\": %lld}\n",
+               "\"cpu_seconds\": %.3f, \"dim\": %d, \"max_seq_length\": %d, \"batch\": %ld, \"threads\": %d, \"rows\": %lld}\n",
                b.data, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, cpu, c->hidden,
-               c->max_seq_length, a->batch, (long long)t->n);
+               c->max_seq_length, a->batch, ns_bert_threads(m), (long long)t->n);
         ns_buf_free(&b);
     } else {
         printf("embed: %s: %lld texts, %lld computed, %lld from the cache or repeated; %.3f s (%.2f texts/s, "
-               "%.3f CPU s); %s, dim %d, max_seq_length %d, batch %ld, %s\n",
+               "%.3f CPU s); %s, dim %d, max_seq_length %d, batch %ld, %s on %d thread%s\n",
                what, (long long)n, (long long)computed, (long long)(n - computed), seconds, rate, cpu, c->name, c->hidden,
-               c->max_seq_length, a->batch, ns_bert_backend(m));
+               c->max_seq_length, a->batch, ns_bert_backend(m), ns_bert_threads(m), ns_bert_threads(m) > 1 ? "s" : "");
     }
 }
 
@@ -116,7 +125,7 @@ static int embed_list(const embed_args *a, const ns_text_list *tl, const char *f
     const char *const *texts = tl->texts;
     const size_t *lens = tl->lens;
     ns_bert *m = NULL;
-    int rc = load_model(a->model, &m);
+    int rc = load_model(a->model, a->threads, &m);
     embed_args a2 = *a;
     if (!rc) decide_chunks(&a2, m, tl->n, texts, lens);
     ns_buf cache;
@@ -173,7 +182,7 @@ static int embed_texts(const embed_args *a, bool file)
 static int embed_tokenize(const embed_args *a)
 {
     ns_bert *m = NULL;
-    int rc = load_model(a->model, &m);
+    int rc = load_model(a->model, a->threads, &m);
     if (rc) return rc;
     const ns_bert_config *c = ns_bert_config_of(m);
     int32_t *ids = ns_xmalloc((size_t)c->max_seq_length * sizeof *ids);
@@ -192,48 +201,6 @@ static int embed_tokenize(const embed_args *a)
     return 0;
 }
 
-/* `embed stats DATASET_DIR…`: how the model's truncation treats the state
- * prompts (ns_embed_prompt_stats). */
-static int embed_stats(const embed_args *a)
-{
-    if (a->npos < 2) return cli_usage("embed", "stats expects DATASET_DIR…");
-    ns_bert *m = NULL;
-    int rc = load_model(a->model, &m);
-    if (rc) return rc;
-    const int L = ns_bert_config_of(m)->max_seq_length;
-    if (!a->json)
-        printf("%-28s %7s %6s %6s %6s %6s %7s %12s %8s %8s %8s %8s\n", ns_prompt_layout_name(a->layout), "prompts",
-               "min", "median", "p90", "max", "> max", "state start", "state", "cut", "lost", "merged");
-    for (int di = 1; di < a->npos && !rc; di++) {
-        const char *dir = a->pos[di];
-        ns_error err;
-        ns_prompt_stats q;
-        ns_buf dom, j;
-        ns_buf_init(&dom);
-        ns_buf_init(&j);
-        if (ns_embed_prompt_stats_dir(m, dir, a->domains, a->layout, &q, &dom, &err) != NS_OK) {
-            rc = cli_report(&err);
-        } else if (a->json) {
-            ns_prompt_stats_json(&j, &q, dir, dom.data, ns_bert_config_of(m)->name, a->layout);
-            printf("%s\n", j.data);
-        } else {
-            printf("%-28s %7lld %6d %6d %6d %6d %6.1f%% %12d %8d %7.1f%% %7.1f%% %7.1f%%\n", dom.data,
-                   (long long)q.prompts, q.min, q.median, q.p90, q.max, 100.0 * q.over_max, q.state_start_median,
-                   q.state_tokens_median, 100.0 * q.state_cut, 100.0 * q.state_lost, 100.0 * q.merged);
-        }
-        ns_buf_free(&dom);
-        ns_buf_free(&j);
-    }
-    if (!rc && !a->json)
-        printf("tokens: word pieces per state prompt with CLS and SEP; > max: prompts beyond max_seq_length %d;\n"
-               "state start / state: median position of the CURRENT STATE block's first piece and its length;\n"
-               "cut: states whose block truncation shortens; lost: cut entirely; merged: states whose truncated\n"
-               "model input equals another state's of the same problem (identical embeddings).\n",
-               L);
-    ns_bert_free(m);
-    return rc;
-}
-
 int cmd_embed(int argc, char **argv)
 {
     embed_args a;
@@ -244,6 +211,7 @@ int cmd_embed(int argc, char **argv)
     if (sub && a.shuffle >= 0) return cli_usage("embed", "--shuffle-facts applies to DATASET_DIR, not to '%s'", a.pos[0]);
     if (!strcmp(a.pos[0], "texts")) return embed_texts(&a, true);
     if (!strcmp(a.pos[0], "tokenize")) return embed_tokenize(&a);
-    if (!strcmp(a.pos[0], "stats")) return embed_stats(&a);
+    if (!strcmp(a.pos[0], "stats"))
+        return cli_embed_stats(a.model, a.domains, a.layout, a.json, a.npos - 1, a.pos + 1);
     return embed_texts(&a, false);
 }

@@ -79,7 +79,7 @@ static const command commands[] = {
     {"embed", cmd_embed, "neural text embeddings (MiniLM / MPNet) of prompts and actions, cached",
      "nextstate embed DATASET_DIR [--model NAME|DIR] [--cache DIR] [--batch N] [--domains DIR] [--quiet] [--json]\n"
      "                [--states-out S.npy] [--actions-out A.npy] [--layout paper|state-first] [--chunks|--truncate]\n"
-     "                [--shuffle-facts SEED]\n"
+     "                [--shuffle-facts SEED] [--threads N (default: $OPENBLAS_NUM_THREADS, else every core)]\n"
      "  Renders every state's prompt and every action's text, embeds the texts the cache lacks and\n"
      "  saves the cache (default DATASET_DIR/embeddings/MODEL): embeddings.npy [N, D] float32, keys.npy, manifest.json.\n"
      "  --states-out / --actions-out also write row-aligned float32 matrices (rows = global state ids /\n"

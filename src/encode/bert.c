@@ -2,6 +2,8 @@
 #include "nextstate/encode/bert.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,7 @@ struct ns_bert {
     int *bucket;    /* MPNet: bucket of rel = key − query, at rel + max_seq_length − 1 */
     uint64_t fingerprint;
     uint16_t *tiles; /* the layers' matrices packed for AMX bf16x3 products (tilegemm.h), or NULL */
+    int threads;     /* encoding threads when the tiles are in use (ns_bert_set_threads) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -356,12 +359,63 @@ static int by_len_desc(const void *a, const void *b)
     return x->len != y->len ? y->len - x->len : x->idx - y->idx;
 }
 
+/* The batches of one encode call, shared by its threads: each takes the
+ * next batch (the longest first) and writes its windows' pooled embeddings
+ * to wout by sorted position. */
+typedef struct batches {
+    const ns_bert *m;
+    const window *w;
+    const int32_t *pieces;
+    int64_t nw;
+    int batch;
+    float *wout; /* [nw, H] */
+    atomic_long next, done;
+    ns_progress *prog; /* updated by the calling thread only */
+    pthread_t caller;
+    const char *what;
+} batches;
+
+static void *run_batches(void *arg)
+{
+    batches *B = arg;
+    const ns_bert *m = B->m;
+    const int ms = m->c.max_seq_length, H = m->c.hidden, batch = B->batch;
+    const bool caller = B->prog && pthread_equal(pthread_self(), B->caller);
+    int32_t *ids = ns_xmalloc((size_t)batch * ms * sizeof *ids);
+    const int32_t **bids = ns_xmalloc((size_t)batch * sizeof *bids);
+    int *blens = ns_xmalloc((size_t)batch * sizeof *blens);
+    const int cls = ns_wordpiece_cls_id(m->wp), sep = ns_wordpiece_sep_id(m->wp);
+    for (;;) {
+        int64_t s = atomic_fetch_add(&B->next, batch);
+        if (s >= B->nw) break;
+        int b = B->nw - s < batch ? (int)(B->nw - s) : batch;
+        for (int k = 0; k < b; k++) {
+            const window *x = &B->w[s + k];
+            int32_t *d = ids + (size_t)k * ms;
+            d[0] = cls;
+            if (x->len > 2) memcpy(d + 1, B->pieces + x->start, (size_t)(x->len - 2) * sizeof *d);
+            d[x->len - 1] = sep;
+            bids[k] = d;
+            blens[k] = x->len;
+        }
+        ns_bert_forward(m, b, bids, blens, NULL, B->wout + (size_t)s * H);
+        long done = atomic_fetch_add(&B->done, b) + b;
+        if (caller) ns_progress_update(B->prog, done, (long)B->nw, B->what);
+    }
+    free(ids);
+    free(bids);
+    free(blens);
+    return NULL;
+}
+
 /* Both encoders: every text becomes one model input (its first
  * max_seq_length − 2 pieces, as sentence-transformers truncates) or, with
  * chunks, one per consecutive max_seq_length − 2 pieces; inputs run in
- * batches sorted by length; a text's embedding is the mean of its inputs'
- * pooled embeddings, normalised again when the model normalises and there
- * were several (one input: exactly the truncating encoder's vector). */
+ * batches sorted by length (on m->threads threads when the tiles are in
+ * use); a text's embedding is the mean of its inputs' pooled embeddings,
+ * summed in the sorted order whatever the threads (the same bits), normalised
+ * again when the model normalises and there were several (one input:
+ * exactly the truncating encoder's vector). */
 static void encode(const ns_bert *m, int n, const char *const *texts, const size_t *lens, int batch, ns_progress *prog,
                    float *out, bool chunks)
 {
@@ -393,29 +447,24 @@ static void encode(const ns_bert *m, int n, const char *const *texts, const size
             w[nw].idx = (int)nw;
         }
     qsort(w, (size_t)nw, sizeof *w, by_len_desc);
+    batches B = {.m = m, .w = w, .pieces = pieces, .nw = nw, .batch = batch, .prog = prog,
+                 .what = chunks ? "windows" : "texts"};
+    B.wout = ns_xmalloc((size_t)nw * H * sizeof *B.wout);
+    atomic_init(&B.next, 0);
+    atomic_init(&B.done, 0);
+    B.caller = pthread_self();
+    int nt = m->tiles && m->threads > 1 ? m->threads : 1, started = 0;
+    int64_t nbatch = (nw + batch - 1) / batch;
+    if (nt > nbatch) nt = (int)nbatch;
+    pthread_t *th = ns_xmalloc((size_t)(nt > 1 ? nt - 1 : 1) * sizeof *th);
+    for (int t = 0; t + 1 < nt; t++) started += pthread_create(&th[started], NULL, run_batches, &B) == 0;
+    run_batches(&B); /* the calling thread works too (and alone when no thread started) */
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     memset(out, 0, (size_t)n * H * sizeof *out);
-    int32_t *ids = ns_xmalloc((size_t)batch * ms * sizeof *ids);
-    const int32_t **bids = ns_xmalloc((size_t)batch * sizeof *bids);
-    int *blens = ns_xmalloc((size_t)batch * sizeof *blens);
-    float *bout = ns_xmalloc((size_t)batch * H * sizeof *bout);
-    const int cls = ns_wordpiece_cls_id(m->wp), sep = ns_wordpiece_sep_id(m->wp);
-    for (int64_t s = 0; s < nw; s += batch) {
-        int b = nw - s < batch ? (int)(nw - s) : batch;
-        for (int k = 0; k < b; k++) {
-            const window *x = &w[s + k];
-            int32_t *d = ids + (size_t)k * ms;
-            d[0] = cls;
-            if (x->len > 2) memcpy(d + 1, pieces + x->start, (size_t)(x->len - 2) * sizeof *d);
-            d[x->len - 1] = sep;
-            bids[k] = d;
-            blens[k] = x->len;
-        }
-        ns_bert_forward(m, b, bids, blens, NULL, bout);
-        for (int k = 0; k < b; k++) {
-            float *o = out + (size_t)w[s + k].text * H;
-            for (int d = 0; d < H; d++) o[d] += bout[(size_t)k * H + d];
-        }
-        if (prog) ns_progress_update(prog, (long)(s + b), (long)nw, chunks ? "windows" : "texts");
+    for (int64_t k = 0; k < nw; k++) {
+        float *o = out + (size_t)w[k].text * H;
+        const float *v = B.wout + (size_t)k * H;
+        for (int d = 0; d < H; d++) o[d] += v[d];
     }
     for (int i = 0; i < n; i++) {
         if (nwin[i] == 1) continue;
@@ -427,10 +476,8 @@ static void encode(const ns_bert *m, int n, const char *const *texts, const size
             for (int d = 0; d < H; d++) o[d] *= inv;
         }
     }
-    free(ids);
-    free(bids);
-    free(blens);
-    free(bout);
+    free(th);
+    free(B.wout);
     free(w);
     free(nwin);
     free(poff);
@@ -485,7 +532,7 @@ bool ns_bert_set_tiles(ns_bert *m, bool on)
     free(m->tiles);
     m->tiles = NULL;
     for (int l = 0; l < c->layers; l++) m->lw[l].twqkv = m->lw[l].two = m->lw[l].tw1 = m->lw[l].tw2 = NULL;
-    if (!on || !sq || !so || !s1 || !s2 || !ns_tilegemm_usable()) return false;
+    if (!on || !ns_tilegemm_usable()) return false;
     uint16_t *p = m->tiles = ns_xmalloc((size_t)c->layers * (sq + so + s1 + s2) * sizeof *m->tiles);
     for (int l = 0; l < c->layers; l++) {
         layer_w *w = &m->lw[l];
@@ -498,6 +545,9 @@ bool ns_bert_set_tiles(ns_bert *m, bool on)
 }
 
 const char *ns_bert_backend(const ns_bert *m) { return m->tiles ? "amx bf16x3" : ns_blas_backend(); }
+
+void ns_bert_set_threads(ns_bert *m, int threads) { m->threads = threads > 1 ? threads : 1; }
+int ns_bert_threads(const ns_bert *m) { return m->tiles && m->threads > 1 ? m->threads : 1; }
 
 void ns_bert_free(ns_bert *m)
 {
@@ -806,7 +856,7 @@ ns_status ns_bert_load(ns_bert **out, const char *dir, ns_error *err)
     h = ns_hash_bytes(&st.size, sizeof st.size, h);
     m->fingerprint = h;
     ns_st_close(&st);
-    ns_bert_set_tiles(m, true);
+    if (c->hidden % 32 == 0 && c->intermediate % 32 == 0) ns_bert_set_tiles(m, true); /* whole tiles: every real model */
     *out = m;
     return NS_OK;
 fail:

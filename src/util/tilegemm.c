@@ -5,7 +5,8 @@
  * inputs in pairs: row p holds, for each of the 16 outputs j, the weights of
  * inputs 2p and 2p + 1.  The packing stores, for every 32 outputs and every
  * 32 inputs, four such 1 KB tiles in the order the kernel reads them: wh and
- * wl of outputs 0–15, then of outputs 16–31. */
+ * wl of outputs 0–15, then of outputs 16–31; outputs and inputs are padded
+ * with zeros to multiples of 32. */
 #define _DEFAULT_SOURCE /* syscall: Linux hands a process the tile state only when asked */
 #include "nextstate/util/tilegemm.h"
 
@@ -23,10 +24,12 @@
 
 enum { TILE = 512 /* bfloat16 per tile */, BLOCK = 4 * TILE /* one step of 32 inputs × 32 outputs */, CHUNK = 128 };
 
+static int up32(int v) { return (v + 31) & ~31; }
+
 size_t ns_tilegemm_size(int n, int k)
 {
-    if (n <= 0 || k <= 0 || n % 32 || k % 32) return 0;
-    return (size_t)n * (size_t)k * 2;
+    if (n <= 0 || k <= 0) return 0;
+    return (size_t)up32(n) * (size_t)up32(k) * 2;
 }
 
 #ifdef NS_HAVE_AMX
@@ -130,11 +133,12 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
 {
     if (rows <= 0) return;
     tiles_on();
-    uint16_t *xh = ns_xmalloc((size_t)2 * CHUNK * k * sizeof *xh), *xl = xh + (size_t)CHUNK * k;
+    const int kp = up32(k);
+    uint16_t *xh = ns_xmalloc((size_t)2 * CHUNK * kp * sizeof *xh), *xl = xh + (size_t)CHUNK * kp;
     for (int r0 = 0; r0 < rows; r0 += CHUNK) {
         int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
-        split_rows(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, k);
-        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, k, n, packed, b, 1.0f);
+        split_rows(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, kp);
+        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f);
     }
     _tile_release();
     free(xh);
@@ -196,18 +200,17 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void pack_rows(uin
         }
 }
 
-static int up32(int v) { return (v + 31) & ~31; }
-
 /* Rounds to nearest even (subnormal floats read as zero), 32 outputs at a
  * time: their rows split, then gathered into tiles. */
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) void ns_tilegemm_pack(uint16_t *dst, const float *W, int n,
                                                                                int k)
 {
-    uint16_t *wh = ns_xmalloc((size_t)2 * 32 * k * sizeof *wh), *wl = wh + (size_t)32 * k;
-    const size_t per = (size_t)(k / 32) * BLOCK; /* the packing of 32 outputs */
+    const int kp = up32(k);
+    uint16_t *wh = ns_xmalloc((size_t)2 * 32 * kp * sizeof *wh), *wl = wh + (size_t)32 * kp;
+    const size_t per = (size_t)(kp / 32) * BLOCK; /* the packing of 32 outputs */
     for (int o = 0; o < n; o += 32) {
-        split_rows(wh, wl, W + (size_t)o * k, k, 32, 32, k, k);
-        pack_split(dst + (size_t)(o / 32) * per, wh, wl, 32, k);
+        split_rows(wh, wl, W + (size_t)o * k, k, n - o < 32 ? n - o : 32, 32, k, kp);
+        pack_split(dst + (size_t)(o / 32) * per, wh, wl, 32, kp);
     }
     free(wh);
 }

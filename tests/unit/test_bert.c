@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "nextstate/encode/bert.h"
+#include "nextstate/util/tilegemm.h"
 #include "nextstate/util/blas.h"
 #include "nextstate/encode/embed.h"
 #include "nextstate/util/json.h"
@@ -556,6 +557,53 @@ static void check_real(const char *name)
 static void test_real_minilm(void) { check_real("all-MiniLM-L6-v2"); }
 static void test_real_mpnet(void) { check_real("all-mpnet-base-v2"); }
 
+/* The tiles (bert.h: ns_bert_set_tiles) on the tiny models, forced (their
+ * sizes are not whole tiles, so ns_bert_load leaves them off): near the
+ * OpenBLAS embeddings, and the same bits on 1 and 3 threads, batches of 2
+ * (the cases 40 times over: the threads all get batches). */
+static void check_tiles(const char *name)
+{
+    char dir[256], ref[256];
+    snprintf(dir, sizeof dir, FIX "%s", name);
+    snprintf(ref, sizeof ref, FIX "%s.ref.json", name);
+    ns_bert *m = load(dir);
+    ns_json j;
+    ns_error err;
+    CHECK(m != NULL);
+    CHECK_EQ_INT(ns_json_read(&j, ref, &err), NS_OK);
+    if (!m || j.kind != NS_JSON_OBJECT) return;
+    CHECK_STR(ns_bert_backend(m), ns_blas_backend()); /* 8 hidden: not whole tiles */
+    const ns_json *cases = ns_json_get(&j, "cases");
+    int H = ns_bert_dim(m), n = 40 * cases->n; /* the cases 40 times: enough batches for every thread */
+    const char **texts = malloc((size_t)n * sizeof *texts);
+    for (int i = 0; i < n; i++) texts[i] = ns_json_get(&cases->items[i % cases->n], "text")->string;
+    float *blas = malloc((size_t)n * H * sizeof *blas), *one = malloc((size_t)n * H * sizeof *one),
+          *three = malloc((size_t)n * H * sizeof *three);
+    ns_bert_encode(m, n, texts, NULL, 2, NULL, blas);
+    CHECK(ns_bert_set_tiles(m, true));
+    CHECK_STR(ns_bert_backend(m), "amx bf16x3");
+    ns_bert_encode(m, n, texts, NULL, 2, NULL, one);
+    ns_bert_set_threads(m, 3);
+    CHECK_EQ_INT(ns_bert_threads(m), 3);
+    ns_bert_encode(m, n, texts, NULL, 2, NULL, three);
+    CHECK(memcmp(one, three, (size_t)n * H * sizeof *one) == 0);
+    double d = 0;
+    for (size_t k = 0; k < (size_t)n * H; k++) d = fmax(d, fabs(one[k] - blas[k]));
+    printf("  %s: tiles against OpenBLAS, max |diff| %.2e over %d texts\n", name, d, cases->n);
+    CHECK(d > 0 && d <= 1e-4);
+    CHECK(!ns_bert_set_tiles(m, false));
+    CHECK_EQ_INT(ns_bert_threads(m), 1); /* without the tiles: one thread, OpenBLAS's own */
+    free(texts), free(blas), free(one), free(three);
+    ns_json_free(&j);
+    ns_bert_free(m);
+}
+
+static void test_tiles_threads(void)
+{
+    check_tiles("tiny-bert");
+    check_tiles("tiny-mpnet");
+}
+
 int main(void)
 {
     NS_RUN(test_tiny_bert);
@@ -565,6 +613,8 @@ int main(void)
     NS_RUN(test_chunks);
     NS_RUN(test_cache_reuse);
     NS_RUN(test_import);
+    if (ns_tilegemm_usable()) NS_RUN(test_tiles_threads);
+    else NS_SKIP(test_tiles_threads, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
     /* the real models take ~1 TFLOP: too slow for the plain-C products (make NOBLAS=1) */
     bool fast = strcmp(ns_blas_backend(), "plain C") != 0;
     if (!fast) NS_SKIP(test_real_minilm, "plain-C matrix products (NOBLAS=1) are too slow for the real models");

@@ -1,9 +1,10 @@
 /* test_tilegemm.c — the bf16x3 tile product (tilegemm.h) against a double
- * product: every output within 3·2⁻¹⁸ of Σ|x·w| plus float summation's
- * share, for row counts that leave partial row tiles and chunks (1, 15, 37,
+ * product: every output within 3·2⁻¹⁸ of Σ|x·w| plus the float sums' share
+ * (3k products, 3k·2⁻²⁴), for row counts that leave partial row tiles and chunks (1, 15, 37,
  * 200), input strides wider than k, widths of 32 to 1,536 inputs, with and
- * without bias; and clearly more accurate than a single bfloat16 product
- * (which the bound would fail).  Shapes off the multiples of 32 get size 0.
+ * without bias, sizes off the multiples of 32 (8, 16, 72: zero-padded); and
+ * clearly more accurate than a single bfloat16 product (which the bound
+ * would fail).
  * The activation products (_nt, _nn) on sizes off the multiples of 32.
  * The products skip on CPUs without AMX. */
 #include "nextstate/util/tilegemm.h"
@@ -65,16 +66,16 @@ static void run(int rows, int k, int n, int ldx, bool bias, double *err3, double
 
 static void test_tilegemm_accuracy(void)
 {
-    static const int R[] = {1, 15, 37, 200}, K[][2] = {{32, 32}, {96, 100}, {384, 384}, {1536, 1536}},
-                     N[] = {32, 64, 384};
+    static const int R[] = {1, 15, 37, 200}, K[][2] = {{8, 8}, {32, 32}, {96, 100}, {384, 384}, {1536, 1536}},
+                     N[] = {16, 32, 72, 384};
     for (size_t ri = 0; ri < sizeof R / sizeof *R; ri++)
         for (size_t ki = 0; ki < sizeof K / sizeof *K; ki++)
             for (size_t ni = 0; ni < sizeof N / sizeof *N; ni++) {
                 if (K[ki][0] == 1536 && (R[ri] > 37 || N[ni] > 64)) continue; /* the double reference's time */
                 double e3, e1;
                 run(R[ri], K[ki][0], N[ni], K[ki][1], (ri + ni) % 2 == 0, &e3, &e1);
-                /* 3·2⁻¹⁸ per term, plus float summation over k terms */
-                double bound = 3.0 * ldexp(1.0, -18) + K[ki][0] * ldexp(1.0, -24);
+                /* 3·2⁻¹⁸ per term, plus float sums of 3k products */
+                double bound = 3.0 * ldexp(1.0, -18) + 3.0 * K[ki][0] * ldexp(1.0, -24);
                 if (!(e3 <= bound)) printf("  rows %d k %d n %d: error %.3g > %.3g\n", R[ri], K[ki][0], N[ni], e3, bound);
                 CHECK(e3 <= bound);
                 CHECK(e1 > 4 * e3); /* a single bfloat16 product is far coarser: the split is in use */
@@ -112,7 +113,7 @@ static void test_tilegemm_activations(void)
                 }
                 for (int o = n; o < ldy; o++) CHECK(isnan(y[(size_t)r * ldy + o]));
             }
-            double bound = 3.0 * ldexp(1.0, -18) + k * ldexp(1.0, -24);
+            double bound = 3.0 * ldexp(1.0, -18) + 3.0 * k * ldexp(1.0, -24);
             if (!(worst <= bound)) printf("  %s m %d n %d k %d: error %.3g > %.3g\n", nn ? "nn" : "nt", m, n, k, worst, bound);
             CHECK(worst <= bound);
             free(a), free(b), free(y);
@@ -123,8 +124,8 @@ static void test_tilegemm_shapes(void)
 {
     CHECK(ns_tilegemm_size(32, 32) == 2048);
     CHECK(ns_tilegemm_size(384, 1536) == (size_t)384 * 1536 * 2);
-    CHECK(ns_tilegemm_size(48, 32) == 0);
-    CHECK(ns_tilegemm_size(32, 40) == 0);
+    CHECK(ns_tilegemm_size(48, 32) == (size_t)64 * 32 * 2);
+    CHECK(ns_tilegemm_size(8, 40) == (size_t)32 * 64 * 2);
     CHECK(ns_tilegemm_size(0, 32) == 0);
     CHECK(ns_tilegemm_size(-32, 32) == 0);
 }

@@ -69,12 +69,20 @@ uint64_t ns_bert_fingerprint(const ns_bert *m);
 
 /* The forward pass without a tape (embedding; not LoRA's training) runs the
  * layers' four matrix products and attention's two on AMX bf16x3 tiles
- * (tilegemm.h) where the CPU has them: on by default from ns_bert_load, ≈ 1e−6 relative to the
- * float products (same fingerprint: the same model to float precision).
- * on = false returns to OpenBLAS; returns whether the tiles are in use. */
+ * (tilegemm.h) where the CPU has them.  ns_bert_load turns them on when the
+ * hidden and intermediate sizes are multiples of 32 (whole tiles: every
+ * real model; the embeddings ≈ 1e−6 from float's, the same fingerprint);
+ * on = true forces them on other sizes (zero-padded), on = false returns to
+ * OpenBLAS.  Returns whether the tiles are in use. */
 bool ns_bert_set_tiles(ns_bert *m, bool on);
 /* "amx bf16x3" or ns_blas_backend()'s name: what the matrix products run on. */
 const char *ns_bert_backend(const ns_bert *m);
+/* Threads for ns_bert_encode / _chunks (default 1): with the tiles in use,
+ * batches run side by side, the same bits as one thread; without them the
+ * batches run one by one and OpenBLAS's own threads share the products. */
+void ns_bert_set_threads(ns_bert *m, int threads);
+/* The threads an encode call runs on (1 without the tiles). */
+int ns_bert_threads(const ns_bert *m);
 
 /* Model input for one text: ids[0..max_seq_length), returns its length. */
 int ns_bert_tokenize(const ns_bert *m, const char *text, size_t len, int32_t *ids);

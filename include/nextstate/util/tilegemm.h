@@ -10,8 +10,8 @@
  * tests/unit/test_tilegemm.c checks the bound against a double product.
  *
  * The weights are packed once (ns_tilegemm_pack: 2 × 2 bytes per weight,
- * the size of the float matrix); shapes need n and k multiples of 32
- * (ns_tilegemm_size says 0 otherwise: use ns_sgemm).  The CPU needs AMX
+ * the size of the float matrix, n and k padded to multiples of 32 with
+ * zeros).  The CPU needs AMX
  * (amx-tile, amx-bf16) and AVX-512 BF16, and Linux must grant the tile
  * state (ns_tilegemm_usable asks; builds without GCC ≥ 12 on x86-64 Linux
  * always say no). */
@@ -25,7 +25,7 @@
 /* Whether ns_tilegemm can run here (asks Linux for the tile state). */
 bool ns_tilegemm_usable(void);
 
-/* Elements (uint16_t) of W [n × k]'s packing, 0 when the shape does not fit. */
+/* Elements (uint16_t) of W [n × k]'s packing (0 for an empty W). */
 size_t ns_tilegemm_size(int n, int k);
 
 /* Packs W [n × k] (row-major, PyTorch Linear's layout) into dst
