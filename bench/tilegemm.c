@@ -53,7 +53,7 @@ static void run(const char *what, int kind, int m, int k, int n, int repeat, dou
         double t1 = cpu_now();
         if (kind == LINEAR) ns_tilegemm(yt, n, a, k, m, k, n, P, NULL);
         else if (kind == SCORES) ns_tilegemm_nt(yt, n, a, k, m, b, k, n, k, 1.0f);
-        else ns_tilegemm_nn(yt, n, a, k, m, b, n, k, n);
+        else ns_tilegemm_nn(yt, n, a, k, m, b, n, k, n, 1.0f, false);
         double t2 = cpu_now();
         ts[r] = t1 - t0, tt[r] = t2 - t1;
     }

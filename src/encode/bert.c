@@ -154,7 +154,7 @@ static void probs(const ns_bert *m, int L, const float *qkv, int h, float *s, bo
 
 void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, float *s)
 {
-    probs(m, L, qkv, h, s, false);
+    probs(m, L, qkv, h, s, m->tiles != NULL); /* as the forward computed them */
 }
 
 /* Attention of one sequence of L tokens: qkv [L, 3H] (row stride 3H), ctx
@@ -165,7 +165,7 @@ static void attention(const ns_bert *m, int L, const float *qkv, float *ctx, flo
     for (int h = 0; h < nh; h++) {
         probs(m, L, qkv, h, s, tiles);
         /* ctx[:, h] = s v */
-        if (tiles) ns_tilegemm_nn(ctx + h * dh, H, s, L, L, qkv + 2 * H + h * dh, 3 * H, L, dh);
+        if (tiles) ns_tilegemm_nn(ctx + h * dh, H, s, L, L, qkv + 2 * H + h * dh, 3 * H, L, dh, 1.0f, false);
         else ns_sgemm(false, false, L, dh, L, 1.0f, s, L, qkv + 2 * H + h * dh, 3 * H, 0.0f, ctx + h * dh, H);
     }
 }
@@ -311,21 +311,21 @@ void ns_bert_forward_lora(const ns_bert *m, const ns_bert_lora *lora, int n, con
         float *h2 = tape ? tape->h2 + l * TH : x, *xout = tape ? tape->x + (l + 1) * TH : x;
         float *xal = tape && r ? tape->xa + (size_t)l * NS_BERT_NTARGETS * T * r : xa;
         size_t xs = tape ? T * r : 0; /* the tape keeps x·Aᵀ per target */
-        linear(q, 3 * H, xin, H, (int)T, H, 3 * H, w->wqkv, w->bqkv, tape ? NULL : w->twqkv);
+        linear(q, 3 * H, xin, H, (int)T, H, 3 * H, w->wqkv, w->bqkv, w->twqkv);
         for (int t = NS_BERT_Q; t <= NS_BERT_V; t++) lora_add(lora, l, t, q + t * H, 3 * H, xin, (int)T, H, xal, xs);
         size_t off = 0;
         for (int i = 0; i < n; i++) {
-            attention(m, lens[i], q + off * 3 * H, cx + off * H, s, !tape && m->tiles);
+            attention(m, lens[i], q + off * 3 * H, cx + off * H, s, m->tiles != NULL);
             off += (size_t)lens[i];
         }
-        linear(tmp, H, cx, H, (int)T, H, H, w->wo, w->bo, tape ? NULL : w->two);
+        linear(tmp, H, cx, H, (int)T, H, H, w->wo, w->bo, w->two);
         lora_add(lora, l, NS_BERT_O, tmp, H, cx, (int)T, H, xal, xs);
         for (size_t k = 0; k < TH; k++) h1[k] = xin[k] + tmp[k];
         layer_norm(x, h1, (int)T, H, w->ln1_g, w->ln1_b, c->layer_norm_eps, tape ? tape->m1 + l * T : NULL,
                    tape ? tape->r1 + l * T : NULL);
-        linear(u, I, x, H, (int)T, H, I, w->w1, w->b1, tape ? NULL : w->tw1);
+        linear(u, I, x, H, (int)T, H, I, w->w1, w->b1, w->tw1);
         gelu(inter, u, TI);
-        linear(tmp, H, inter, I, (int)T, I, H, w->w2, w->b2, tape ? NULL : w->tw2);
+        linear(tmp, H, inter, I, (int)T, I, H, w->w2, w->b2, w->tw2);
         for (size_t k = 0; k < TH; k++) h2[k] = x[k] + tmp[k];
         layer_norm(xout, h2, (int)T, H, w->ln2_g, w->ln2_b, c->layer_norm_eps, tape ? tape->m2 + l * T : NULL,
                    tape ? tape->r2 + l * T : NULL);
@@ -548,6 +548,7 @@ const char *ns_bert_backend(const ns_bert *m) { return m->tiles ? "amx bf16x3" :
 
 void ns_bert_set_threads(ns_bert *m, int threads) { m->threads = threads > 1 ? threads : 1; }
 int ns_bert_threads(const ns_bert *m) { return m->tiles && m->threads > 1 ? m->threads : 1; }
+bool ns_bert_tiled(const ns_bert *m) { return m->tiles != NULL; }
 
 void ns_bert_free(ns_bert *m)
 {

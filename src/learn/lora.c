@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nextstate/learn/nn.h"
+#include "nextstate/util/tilegemm.h"
 #include "nextstate/util/blas.h"
 
 static const char *const TNAME[NS_BERT_NTARGETS] = {"query", "key", "value", "output"};
@@ -149,6 +150,14 @@ static void adapter_backward(const ns_lora *l, int k, const float *x, int ldx, c
     if (dx) ns_sgemm(false, false, T, H, r, 1.0f, dxa, r, l->a[k], H, 1.0f, dx, ldx);
 }
 
+/* dx [T × in] += dy [T × out] · W [out × in]: back through a frozen matrix,
+ * on the tiles when the encoder's forward ran on them. */
+static void through(const ns_bert *m, float *dx, const float *dy, const float *W, int T, int in, int out)
+{
+    if (ns_bert_tiled(m)) ns_tilegemm_nn(dx, in, dy, out, T, W, in, out, in, 1.0f, true);
+    else ns_linear_backward(dx, NULL, NULL, dy, NULL, W, T, in, out);
+}
+
 /* dout [n × H] w.r.t. the sentence embeddings → dlast [T × H] w.r.t. the
  * last hidden states (normalisation, then pooling). */
 static void pool_backward(const ns_bert *m, const ns_bert_tape *t, const float *dout, float *dlast)
@@ -191,10 +200,20 @@ static void pool_backward(const ns_bert *m, const ns_bert_tape *t, const float *
     free(dp);
 }
 
-/* Attention of layer l: dctx [T × H] → dqkv [T × 3H] (zeroed here). */
-static void attention_backward(const ns_bert *m, const ns_bert_tape *t, int l, const float *dctx, float *dqkv,
-                               float *P, float *dP)
+/* t[L × L] = sᵀ */
+static void transpose(float *t, const float *s, int L)
 {
+    for (int i = 0; i < L; i++)
+        for (int j = 0; j < L; j++) t[(size_t)j * L + i] = s[(size_t)i * L + j];
+}
+
+/* Attention of layer l: dctx [T × H] → dqkv [T × 3H] (zeroed here); P, dP,
+ * Pt scratch of L × L (the products on the tiles when the forward ran on
+ * them: Pᵀ and dSᵀ transposed into Pt first). */
+static void attention_backward(const ns_bert *m, const ns_bert_tape *t, int l, const float *dctx, float *dqkv,
+                               float *P, float *dP, float *Pt)
+{
+    const bool tiles = ns_bert_tiled(m);
     const ns_bert_config *c = ns_bert_config_of(m);
     int H = c->hidden, nh = c->heads, dh = H / nh;
     float scale = 1.0f / sqrtf((float)dh);
@@ -210,8 +229,14 @@ static void attention_backward(const ns_bert *m, const ns_bert_tape *t, int l, c
             ns_bert_attention_probs(m, L, qs, h, P);
             const float *dch = dc + h * dh, *q = qs + h * dh, *k = qs + H + h * dh, *v = qs + 2 * H + h * dh;
             /* dV = Pᵀ·dctx;  dP = dctx·Vᵀ */
-            ns_sgemm(true, false, L, dh, L, 1.0f, P, L, dch, H, 0.0f, dqs + 2 * H + h * dh, 3 * H);
-            ns_sgemm(false, true, L, L, dh, 1.0f, dch, H, v, 3 * H, 0.0f, dP, L);
+            if (tiles) {
+                transpose(Pt, P, L);
+                ns_tilegemm_nn(dqs + 2 * H + h * dh, 3 * H, Pt, L, L, dch, H, L, dh, 1.0f, false);
+                ns_tilegemm_nt(dP, L, dch, H, L, v, 3 * H, L, dh, 1.0f);
+            } else {
+                ns_sgemm(true, false, L, dh, L, 1.0f, P, L, dch, H, 0.0f, dqs + 2 * H + h * dh, 3 * H);
+                ns_sgemm(false, true, L, L, dh, 1.0f, dch, H, v, 3 * H, 0.0f, dP, L);
+            }
             /* softmax: dS = P ⊙ (dP − Σ_j P·dP) */
             for (int a = 0; a < L; a++) {
                 float *pr = P + (size_t)a * L, *dr = dP + (size_t)a * L;
@@ -220,8 +245,14 @@ static void attention_backward(const ns_bert *m, const ns_bert_tape *t, int l, c
                 for (int j = 0; j < L; j++) dr[j] = pr[j] * (dr[j] - (float)dot);
             }
             /* S = q·kᵀ·scale: dQ = dS·K·scale;  dK = dSᵀ·Q·scale */
-            ns_sgemm(false, false, L, dh, L, scale, dP, L, k, 3 * H, 0.0f, dqs + h * dh, 3 * H);
-            ns_sgemm(true, false, L, dh, L, scale, dP, L, q, 3 * H, 0.0f, dqs + H + h * dh, 3 * H);
+            if (tiles) {
+                ns_tilegemm_nn(dqs + h * dh, 3 * H, dP, L, L, k, 3 * H, L, dh, scale, false);
+                transpose(Pt, dP, L);
+                ns_tilegemm_nn(dqs + H + h * dh, 3 * H, Pt, L, L, q, 3 * H, L, dh, scale, false);
+            } else {
+                ns_sgemm(false, false, L, dh, L, scale, dP, L, k, 3 * H, 0.0f, dqs + h * dh, 3 * H);
+                ns_sgemm(true, false, L, dh, L, scale, dP, L, q, 3 * H, 0.0f, dqs + H + h * dh, 3 * H);
+            }
         }
         off += (size_t)L;
     }
@@ -237,6 +268,7 @@ void ns_lora_backward(ns_lora *l, const ns_bert *m, const ns_bert_tape *t, const
     float *dx = ns_xmalloc(TH * sizeof *dx), *dh = ns_xmalloc(TH * sizeof *dh), *dc = ns_xmalloc(TH * sizeof *dc);
     float *dq = ns_xmalloc(3 * TH * sizeof *dq), *di = ns_xmalloc(TI * sizeof *di), *du = ns_xmalloc(TI * sizeof *du);
     float *P = ns_xmalloc((size_t)Lmax * Lmax * sizeof *P), *dP = ns_xmalloc((size_t)Lmax * Lmax * sizeof *dP);
+    float *Pt = ns_xmalloc((size_t)Lmax * Lmax * sizeof *Pt);
     float *dxa = ns_xmalloc(t->T * (size_t)r * sizeof *dxa);
     pool_backward(m, t, dout, dx);
     for (int layer = c->layers - 1; layer >= l->first; layer--) {
@@ -252,20 +284,20 @@ void ns_lora_backward(ns_lora *l, const ns_bert *m, const ns_bert_tape *t, const
         /* FFN: dx1 = dh + W1ᵀ·GELU′(u)·W2ᵀ·dh, into dx */
         memcpy(dx, dh, TH * sizeof *dx);
         memset(di, 0, TI * sizeof *di);
-        ns_linear_backward(di, NULL, NULL, dh, NULL, w.w2, T, I, H);
+        through(m, di, dh, w.w2, T, I, H);
         memset(du, 0, TI * sizeof *du);
         ns_gelu_backward(du, di, t->u + layer * TI, TI);
-        ns_linear_backward(dx, NULL, NULL, du, NULL, w.w1, T, H, I);
+        through(m, dx, du, w.w1, T, H, I);
         /* LayerNorm 1: dx1 → dh (w.r.t. h1 = xin + attention output) */
         memset(dh, 0, TH * sizeof *dh);
         ns_layernorm_backward(dh, NULL, NULL, dx, t->h1 + layer * TH, w.ln1_g, t->m1 + (size_t)layer * T,
                               t->r1 + (size_t)layer * T, T, H);
         /* output dense (+ adapter): dctx */
         memset(dc, 0, TH * sizeof *dc);
-        ns_linear_backward(dc, NULL, NULL, dh, NULL, w.wo, T, H, H);
+        through(m, dc, dh, w.wo, T, H, H);
         if (l->a[k0 + NS_BERT_O])
             adapter_backward(l, (int)k0 + NS_BERT_O, ctx, H, xa + NS_BERT_O * t->T * r, dh, H, dc, T, dxa);
-        attention_backward(m, t, layer, dc, dq, P, dP);
+        attention_backward(m, t, layer, dc, dq, P, dP, Pt);
         /* query, key, value (+ adapters): the layer's input gets dh (residual) + the projections' */
         bool below = layer > l->first;
         for (int q = NS_BERT_Q; q <= NS_BERT_V; q++)
@@ -273,7 +305,7 @@ void ns_lora_backward(ns_lora *l, const ns_bert *m, const ns_bert_tape *t, const
                 adapter_backward(l, (int)k0 + q, xin, H, xa + q * t->T * r, dq + q * H, 3 * H, below ? dh : NULL, T,
                                  dxa);
         if (below) {
-            ns_linear_backward(dh, NULL, NULL, dq, NULL, w.wqkv, T, H, 3 * H);
+            through(m, dh, dq, w.wqkv, T, H, 3 * H);
             memcpy(dx, dh, TH * sizeof *dx);
         }
     }
@@ -285,6 +317,7 @@ void ns_lora_backward(ns_lora *l, const ns_bert *m, const ns_bert_tape *t, const
     free(du);
     free(P);
     free(dP);
+    free(Pt);
     free(dxa);
 }
 

@@ -84,7 +84,7 @@ __attribute__((target("amx-tile"))) static void tiles_on(void)
  * and xl (16 rows × 32 inputs), 4–7 wh, wl of the two output runs. */
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static void product(
     float *y, int ldy, const uint16_t *xh, const uint16_t *xl, int R, int R16, int kp, int n, const uint16_t *packed,
-    const float *b, float alpha)
+    const float *b, float alpha, bool add)
 {
     const int KB = kp / 32;
     const size_t xs = (size_t)kp * 2; /* bytes between rows of xh, xl */
@@ -121,8 +121,14 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
             int valid = R - rb < 16 ? R - rb : 16;
             for (int r = 0; r < valid; r++) {
                 float *o = y + (size_t)(rb + r) * ldy + nb * 32;
-                _mm512_mask_storeu_ps(o, m0, _mm512_fmadd_ps(_mm512_loadu_ps(sums[r]), va, b0));
-                if (m1) _mm512_mask_storeu_ps(o + 16, m1, _mm512_fmadd_ps(_mm512_loadu_ps(sums[r] + 16), va, b1));
+                __m512 v0 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r]), va, b0),
+                       v1 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r] + 16), va, b1);
+                if (add) {
+                    v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, o));
+                    v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, o + 16));
+                }
+                _mm512_mask_storeu_ps(o, m0, v0);
+                if (m1) _mm512_mask_storeu_ps(o + 16, m1, v1);
             }
         }
     }
@@ -138,7 +144,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     for (int r0 = 0; r0 < rows; r0 += CHUNK) {
         int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
         split_rows(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, kp);
-        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f);
+        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f, false);
     }
     _tile_release();
     free(xh);
@@ -227,13 +233,13 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_rows(wh, wl, b, ldb, n, np, k, kp);
     pack_split(P, wh, wl, np, kp);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha);
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, false);
     _tile_release();
     free(xh);
 }
 
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm_nn(
-    float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n)
+    float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n, float alpha, bool add)
 {
     if (m <= 0 || n <= 0) return;
     const int kp = up32(k), np = up32(n), m16 = (m + 15) & ~15;
@@ -242,7 +248,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_rows(xh, xl, a, lda, m, m16, k, kp);
     pack_rows(P, b, ldb, k, n, kp, np);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, 1.0f);
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, add);
     _tile_release();
     free(xh);
 }
@@ -269,9 +275,10 @@ void ns_tilegemm_nt(float *y, int ldy, const float *a, int lda, int m, const flo
     abort();
 }
 
-void ns_tilegemm_nn(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n)
+void ns_tilegemm_nn(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n,
+                    float alpha, bool add)
 {
-    (void)y, (void)ldy, (void)a, (void)lda, (void)m, (void)b, (void)ldb, (void)k, (void)n;
+    (void)y, (void)ldy, (void)a, (void)lda, (void)m, (void)b, (void)ldb, (void)k, (void)n, (void)alpha, (void)add;
     abort();
 }
 #endif

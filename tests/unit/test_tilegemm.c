@@ -5,7 +5,8 @@
  * without bias, sizes off the multiples of 32 (8, 16, 72: zero-padded); and
  * clearly more accurate than a single bfloat16 product (which the bound
  * would fail).
- * The activation products (_nt, _nn) on sizes off the multiples of 32.
+ * The activation products (_nt, _nn) on sizes off the multiples of 32, and
+ * _nn adding onto y.
  * The products skip on CPUs without AMX. */
 #include "nextstate/util/tilegemm.h"
 
@@ -97,8 +98,8 @@ static void test_tilegemm_activations(void)
             fill(a, (size_t)m * lda, 2.0f, (uint32_t)(m + 3 * n + nn));
             fill(b, (size_t)brows * ldb, 0.5f, (uint32_t)(7 * k + n + nn));
             for (size_t i = 0; i < (size_t)m * ldy; i++) y[i] = NAN;
-            const float alpha = nn ? 1.0f : 0.125f;
-            if (nn) ns_tilegemm_nn(y, ldy, a, lda, m, b, ldb, k, n);
+            const float alpha = nn ? 0.5f : 0.125f;
+            if (nn) ns_tilegemm_nn(y, ldy, a, lda, m, b, ldb, k, n, alpha, false);
             else ns_tilegemm_nt(y, ldy, a, lda, m, b, ldb, n, k, alpha);
             double worst = 0;
             for (int r = 0; r < m; r++) {
@@ -116,6 +117,16 @@ static void test_tilegemm_activations(void)
             double bound = 3.0 * ldexp(1.0, -18) + 3.0 * k * ldexp(1.0, -24);
             if (!(worst <= bound)) printf("  %s m %d n %d k %d: error %.3g > %.3g\n", nn ? "nn" : "nt", m, n, k, worst, bound);
             CHECK(worst <= bound);
+            if (nn) { /* add: the same product onto y gives twice it, to the bit (both sums round alike) */
+                float *y2 = malloc((size_t)m * ldy * sizeof *y2);
+                memcpy(y2, y, (size_t)m * ldy * sizeof *y2);
+                ns_tilegemm_nn(y2, ldy, a, lda, m, b, ldb, k, n, alpha, true);
+                for (int r = 0; r < m; r++) {
+                    for (int o = 0; o < n; o++) CHECK(y2[(size_t)r * ldy + o] == 2.0f * y[(size_t)r * ldy + o]);
+                    for (int o = n; o < ldy; o++) CHECK(isnan(y2[(size_t)r * ldy + o]));
+                }
+                free(y2);
+            }
             free(a), free(b), free(y);
         }
 }

@@ -67,14 +67,17 @@ int ns_bert_dim(const ns_bert *m);
  * sizes): caches of embeddings record it and refuse another model's. */
 uint64_t ns_bert_fingerprint(const ns_bert *m);
 
-/* The forward pass without a tape (embedding; not LoRA's training) runs the
- * layers' four matrix products and attention's two on AMX bf16x3 tiles
- * (tilegemm.h) where the CPU has them.  ns_bert_load turns them on when the
+/* The forward pass runs the layers' four matrix products and attention's
+ * two on AMX bf16x3 tiles (tilegemm.h) where the CPU has them (with a tape
+ * too: LoRA's backward then takes its products through the frozen
+ * matrices on the tiles, lora.c).  ns_bert_load turns them on when the
  * hidden and intermediate sizes are multiples of 32 (whole tiles: every
  * real model; the embeddings ≈ 1e−6 from float's, the same fingerprint);
  * on = true forces them on other sizes (zero-padded), on = false returns to
  * OpenBLAS.  Returns whether the tiles are in use. */
 bool ns_bert_set_tiles(ns_bert *m, bool on);
+/* Whether the tiles are in use. */
+bool ns_bert_tiled(const ns_bert *m);
 /* "amx bf16x3" or ns_blas_backend()'s name: what the matrix products run on. */
 const char *ns_bert_backend(const ns_bert *m);
 /* Threads for ns_bert_encode / _chunks (default 1): with the tiles in use,

@@ -43,9 +43,11 @@ void ns_tilegemm(float *y, int ldy, const float *x, int ldx, int rows, int k, in
  * ns_tilegemm_usable() said yes.  Row strides lda, ldb, ldy; y's columns
  * from n on are not touched.
  *   _nt: y[m × n] = alpha · a[m × k] · b[n × k]ᵀ   (scores q·kᵀ)
- *   _nn: y[m × n] = a[m × k] · b[k × n]           (probabilities · values) */
+ *   _nn: y[m × n] = alpha · a[m × k] · b[k × n] (+ y when add)
+ *        (probabilities · values; gradients back through a layer's W) */
 void ns_tilegemm_nt(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int n, int k,
                     float alpha);
-void ns_tilegemm_nn(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n);
+void ns_tilegemm_nn(float *y, int ldy, const float *a, int lda, int m, const float *b, int ldb, int k, int n,
+                    float alpha, bool add);
 
 #endif
