@@ -88,7 +88,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB) | $(BUILD)/te
 # the kill tests' LD_PRELOAD shim (tests/e2e/kill_points.sh): never sanitised
 $(KILLAT): tests/faults/killat.c | $(BUILD)/tests
 	$(CC) -std=c11 -O1 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
-$(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/bench
+$(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h) $(LIB) | $(BUILD)/bench
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # The Python package (python/, pyproject.toml) in the venv scripts/deps.sh

@@ -13,25 +13,7 @@
 #include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
 #include "nextstate/util/json.h"
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "bench_time.h"
 
 int main(int argc, char **argv)
 {
@@ -53,22 +35,22 @@ int main(int argc, char **argv)
         bool hwl = ns_hwl_sniff(path);
         for (int r = 0; r < rep && hwl; r++) {
             ns_hwl h;
-            double t0 = cpu_now();
+            double t0 = bench_cpu_now();
             if (ns_hwl_load(&h, path, &e) != NS_OK) {
                 fprintf(stderr, "model_load: %s: %s\n", path, e.msg);
                 return 1;
             }
-            t[r] = cpu_now() - t0;
+            t[r] = bench_cpu_now() - t0;
             ns_hwl_free(&h);
         }
         for (int r = 0; r < rep && !hwl; r++) {
             ns_predictor m;
-            double t0 = cpu_now();
+            double t0 = bench_cpu_now();
             if (ns_predictor_load(&m, path, &e) != NS_OK) {
                 fprintf(stderr, "model_load: %s: %s\n", path, e.msg);
                 return 1;
             }
-            t[r] = cpu_now() - t0;
+            t[r] = bench_cpu_now() - t0;
             trees = m.forest.ntrees;
             ns_predictor_free(&m);
         }
@@ -89,14 +71,14 @@ int main(int argc, char **argv)
                     for (int r = 0; r < rep; r++) {
                         ns_xgb x;
                         ns_xgb_init(&x);
-                        double t0 = cpu_now();
+                        double t0 = bench_cpu_now();
                         ns_status st = ns_xgb_load_json(&x, xm->string, xm->string_len, 2 * (int)dim, (int)dim,
                                                         (int)br, &e);
-                        tx[r] = cpu_now() - t0;
+                        tx[r] = bench_cpu_now() - t0;
                         ns_xgb_free(&x);
                         if (st != NS_OK) break;
                     }
-                    xgb_ms = 1e3 * median(tx, rep);
+                    xgb_ms = 1e3 * bench_median(tx, rep);
                 }
                 ns_json_free(&j);
             }
@@ -111,7 +93,7 @@ int main(int argc, char **argv)
         if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
         if (f) fclose(f);
         printf("{\"model\": \"%s\", \"version\": %d, \"bytes\": %ld, \"trees\": %d, \"load_cpu_ms\": %.3f", path,
-               version, size, trees, 1e3 * median(t, rep));
+               version, size, trees, 1e3 * bench_median(t, rep));
         if (xgb_ms >= 0) printf(", \"libxgboost_json_load_cpu_ms\": %.3f", xgb_ms);
         printf(", \"repeat\": %d}\n", rep);
     }

@@ -9,22 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "nextstate/util/blas.h"
 #include "nextstate/util/tilegemm.h"
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_time.h"
 
 static void fill(float *x, size_t n, float a, unsigned seed)
 {
@@ -47,19 +34,17 @@ static void run(const char *what, int kind, int m, int k, int n, int repeat, dou
     fill(a, (size_t)m * k, 1.0f, 1), fill(b, (size_t)n * k, 0.1f, 2);
     if (P) ns_tilegemm_pack(P, b, n, k);
     for (int r = 0; r < repeat; r++) {
-        double t0 = cpu_now();
+        double t0 = bench_cpu_now();
         if (kind == VALUES) ns_sgemm(false, false, m, n, k, 1.0f, a, k, b, n, 0.0f, ys, n);
         else ns_sgemm(false, true, m, n, k, 1.0f, a, k, b, k, 0.0f, ys, n);
-        double t1 = cpu_now();
+        double t1 = bench_cpu_now();
         if (kind == LINEAR) ns_tilegemm(yt, n, a, k, m, k, n, P, NULL);
         else if (kind == SCORES) ns_tilegemm_nt(yt, n, a, k, m, b, k, n, k, 1.0f);
         else ns_tilegemm_nn(yt, n, a, k, m, b, n, k, n, 1.0f, false);
-        double t2 = cpu_now();
+        double t2 = bench_cpu_now();
         ts[r] = t1 - t0, tt[r] = t2 - t1;
     }
-    qsort(ts, (size_t)repeat, sizeof *ts, cmp_d);
-    qsort(tt, (size_t)repeat, sizeof *tt, cmp_d);
-    double s = ts[repeat / 2], t = tt[repeat / 2], worst = 0, flop = 2.0 * m * n * k;
+    double s = bench_median(ts, repeat), t = bench_median(tt, repeat), worst = 0, flop = 2.0 * m * n * k;
     for (int i = 0; i < m; i++) {
         double big = 1e-30;
         for (int j = 0; j < n; j++) big = fmax(big, fabs(ys[(size_t)i * n + j]));

@@ -47,18 +47,29 @@ static void expect_load_error(const char *dir, ns_status code, const char *want)
     CHECK(m == NULL);
 }
 
-/* Full pipeline on every reference case; hidden states of case 0. */
-static void check_tiny(const char *name)
+/* A tiny model and its reference file (NULL on a failed check). */
+static ns_bert *open_case(const char *name, ns_json *j)
 {
     char dir[256], ref[256];
     snprintf(dir, sizeof dir, FIX "%s", name);
     snprintf(ref, sizeof ref, FIX "%s.ref.json", name);
     ns_bert *m = load(dir);
-    ns_json j;
     ns_error err;
+    ns_status st = ns_json_read(j, ref, &err);
     CHECK(m != NULL);
-    CHECK_EQ_INT(ns_json_read(&j, ref, &err), NS_OK);
-    if (!m || j.kind != NS_JSON_OBJECT) return;
+    CHECK_EQ_INT(st, NS_OK);
+    if (m && st == NS_OK && j->kind == NS_JSON_OBJECT) return m;
+    if (st == NS_OK) ns_json_free(j);
+    ns_bert_free(m);
+    return NULL;
+}
+
+/* Full pipeline on every reference case; hidden states of case 0. */
+static void check_tiny(const char *name)
+{
+    ns_json j;
+    ns_bert *m = open_case(name, &j);
+    if (!m) return;
     const ns_json *cases = ns_json_get(&j, "cases"), *hidden = ns_json_get(&j, "hidden");
     int H = ns_bert_dim(m), n = cases->n;
     int64_t ms;
@@ -563,15 +574,9 @@ static void test_real_mpnet(void) { check_real("all-mpnet-base-v2"); }
  * (the cases 40 times over: the threads all get batches). */
 static void check_tiles(const char *name)
 {
-    char dir[256], ref[256];
-    snprintf(dir, sizeof dir, FIX "%s", name);
-    snprintf(ref, sizeof ref, FIX "%s.ref.json", name);
-    ns_bert *m = load(dir);
     ns_json j;
-    ns_error err;
-    CHECK(m != NULL);
-    CHECK_EQ_INT(ns_json_read(&j, ref, &err), NS_OK);
-    if (!m || j.kind != NS_JSON_OBJECT) return;
+    ns_bert *m = open_case(name, &j);
+    if (!m) return;
     CHECK_STR(ns_bert_backend(m), ns_blas_backend()); /* 8 hidden: not whole tiles */
     const ns_json *cases = ns_json_get(&j, "cases");
     int H = ns_bert_dim(m), n = 40 * cases->n; /* the cases 40 times: enough batches for every thread */
