@@ -16,8 +16,9 @@
 # env: DOMAINS    (the nine: blocksworld depots ferry floortile goldminer grid logistics rovers satellite)
 #      PROTOCOLS  ("interpolation plan-variant extrapolation")
 #      ENCODERS   ("builtin wl bow tfidf char random context"; also minilm, mpnet: frozen text encoders,
-#                 run only on datasets of at most TEXT_MAX_STATES states, 3000 — the C encoder embeds
-#                 ~1–5 prompts/s per core — and the tables say which)
+#                 run only on datasets of at most TEXT_MAX_STATES states, 25000 (all nine domains) — the
+#                 C encoder embeds ~20–30 MiniLM prompts/s per core on AMX tiles, ~3–5 without — and
+#                 the tables say which)
 #      SEEDS ("1 2 3"), STEPS (5000 AdamW steps, batch 128), LR (1e-3), POOL (128),
 #      MIN_TRAIN (10000), MIN_TEST (1000), MAX_PT (5000: largest problem kept, in transitions),
 #      MIN_PROBLEMS (10), MAX_CANDIDATES (300 generated problems tried per domain), DATA_BUDGET (600 s of
@@ -59,7 +60,7 @@ MAX_PT=${MAX_PT:-5000}
 MIN_PROBLEMS=${MIN_PROBLEMS:-10}
 MAX_CANDIDATES=${MAX_CANDIDATES:-300}
 DATA_BUDGET=${DATA_BUDGET:-600}
-TEXT_MAX_STATES=${TEXT_MAX_STATES:-3000}
+TEXT_MAX_STATES=${TEXT_MAX_STATES:-25000}
 NO_ACP=${NO_ACP:-0}
 PLANS=${PLANS:-64}
 EVALS=${EVALS:-25}
