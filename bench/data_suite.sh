@@ -13,7 +13,7 @@ tot_s=0; tot_t=0
 for d in "$OUT"/*/; do
     [ -f "$d/data/manifest.json" ] || { echo "$(basename "$d"): no dataset"; continue; }
     j=$("$BUILD/nextstate" data info "$d/data" --json)
-    get() { sed -E "s/.*\"$1\": ([0-9]+).*/\1/" <<<"$j"; }
+    get() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1" <<<"$j"; } # the totals, not a problem's
     sk=$(grep -c 'left out' "$d/build.log" || true)
     printf '%-12s %9s %12s %12s %8s\n' "$(basename "$d")" "$(get problems)" "$(get states)" "$(get transitions)" "$sk"
     tot_s=$((tot_s + $(get states))); tot_t=$((tot_t + $(get transitions)))
