@@ -348,12 +348,14 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
     }
     if (k > 0) {
         int batch = o && o->batch > 0 ? o->batch : 32;
-        float *out = ns_xmalloc((size_t)(batch < k ? batch : k) * c->hidden * sizeof *out);
+        /* texts per encoder call: four batches per thread (the threads share a call's batches) */
+        int64_t group = (int64_t)batch * 4 * ns_bert_threads(m);
+        float *out = ns_xmalloc((size_t)(group < k ? group : k) * c->hidden * sizeof *out);
         ns_progress prog;
         ns_progress_init(&prog, o && o->progress, "embed");
         reserve_rows(t, t->n + k);
-        for (int64_t s = 0; s < k; s += batch) {
-            int b = (int)(k - s < batch ? k - s : batch);
+        for (int64_t s = 0; s < k; s += group) {
+            int b = (int)(k - s < group ? k - s : group);
             if (chunks) ns_bert_encode_chunks(m, b, todo + s, todo_len + s, batch, NULL, out);
             else ns_bert_encode(m, b, todo + s, todo_len + s, batch, NULL, out);
             for (int i = 0; i < b; i++) ns_embed_put(t, todo_key[s + i], out + (size_t)i * c->hidden);
