@@ -132,10 +132,10 @@ NS_VEC_CLONES static void softmax(float *row, int n)
 
 /* ---------------------------------------------------------------- forward */
 
-/* Head h's attention probabilities s[L, L] (row stride L), the scores on
- * the tiles when asked. */
-static void probs(const ns_bert *m, int L, const float *qkv, int h, float *s, bool tiles)
+/* Head h's probabilities, the scores on the tiles when the model runs on them. */
+void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, float *s)
 {
+    const bool tiles = m->tiles != NULL;
     int H = m->c.hidden, nh = m->c.heads, dh = H / nh;
     float scale = 1.0f / sqrtf((float)dh);
     const float *q = qkv + h * dh, *k = qkv + H + h * dh;
@@ -152,18 +152,14 @@ static void probs(const ns_bert *m, int L, const float *qkv, int h, float *s, bo
     }
 }
 
-void ns_bert_attention_probs(const ns_bert *m, int L, const float *qkv, int h, float *s)
-{
-    probs(m, L, qkv, h, s, m->tiles != NULL); /* as the forward computed them */
-}
-
 /* Attention of one sequence of L tokens: qkv [L, 3H] (row stride 3H), ctx
- * [L, H]; both products on the tiles when asked. */
-static void attention(const ns_bert *m, int L, const float *qkv, float *ctx, float *s, bool tiles)
+ * [L, H]; both products on the tiles when the model runs on them. */
+static void attention(const ns_bert *m, int L, const float *qkv, float *ctx, float *s)
 {
     int H = m->c.hidden, nh = m->c.heads, dh = H / nh;
+    const bool tiles = m->tiles != NULL;
     for (int h = 0; h < nh; h++) {
-        probs(m, L, qkv, h, s, tiles);
+        ns_bert_attention_probs(m, L, qkv, h, s);
         /* ctx[:, h] = s v */
         if (tiles) ns_tilegemm_nn(ctx + h * dh, H, s, L, L, qkv + 2 * H + h * dh, 3 * H, L, dh, 1.0f, false);
         else ns_sgemm(false, false, L, dh, L, 1.0f, s, L, qkv + 2 * H + h * dh, 3 * H, 0.0f, ctx + h * dh, H);
@@ -315,7 +311,7 @@ void ns_bert_forward_lora(const ns_bert *m, const ns_bert_lora *lora, int n, con
         for (int t = NS_BERT_Q; t <= NS_BERT_V; t++) lora_add(lora, l, t, q + t * H, 3 * H, xin, (int)T, H, xal, xs);
         size_t off = 0;
         for (int i = 0; i < n; i++) {
-            attention(m, lens[i], q + off * 3 * H, cx + off * H, s, m->tiles != NULL);
+            attention(m, lens[i], q + off * 3 * H, cx + off * H, s);
             off += (size_t)lens[i];
         }
         linear(tmp, H, cx, H, (int)T, H, H, w->wo, w->bo, w->two);
