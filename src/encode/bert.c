@@ -449,7 +449,7 @@ static void encode(const ns_bert *m, int n, const char *const *texts, const size
     atomic_init(&B.next, 0);
     atomic_init(&B.done, 0);
     B.caller = pthread_self();
-    int nt = m->tiles && m->threads > 1 ? m->threads : 1, started = 0;
+    int nt = ns_bert_threads(m), started = 0;
     int64_t nbatch = (nw + batch - 1) / batch;
     if (nt > nbatch) nt = (int)nbatch;
     pthread_t *th = ns_xmalloc((size_t)(nt > 1 ? nt - 1 : 1) * sizeof *th);
