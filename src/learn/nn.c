@@ -4,7 +4,6 @@
  * sums (vectorised; C ≤ a few thousand keeps them well inside the fixtures'
  * tolerance); GELU evaluates in float with fastmath.h's erf and exp.  The
  * Makefile compiles this file with -O3 so that GCC vectorises these loops. */
-#define _DEFAULT_SOURCE /* syscall: Linux asks a process to request AMX's tile state (int8 batches) */
 #include "nextstate/learn/nn.h"
 
 #include <math.h>
@@ -13,6 +12,7 @@
 
 #include "nextstate/util/blas.h"
 #include "nextstate/util/fastmath.h"
+#include "nextstate/util/tilegemm.h" /* ns_amx_granted, ns_amx_cfg */
 
 /* Hand-written AVX-512 kernels (bfloat16 matrix-vector, candidate scoring),
  * chosen at run time where the CPU has the instructions; C otherwise.
@@ -22,8 +22,6 @@
 #include <immintrin.h>
 #define NS_HAVE_X86_KERNELS 1
 #if defined(__linux__) && __GNUC__ >= 12
-#include <sys/syscall.h>
-#include <unistd.h>
 #define NS_HAVE_AMX 1
 #endif
 #endif
@@ -431,30 +429,21 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void i8_rows_avx51
  * outputs (signed bytes) into 16 × 16 int32 sums — vpdpbusd's arithmetic,
  * 16 rows a step.  The packing's quads are the tiles' layout already: the
  * weight tile of outputs o … o + 15 and quads k … k + 15 is 16 rows of 64
- * bytes, 4·OB bytes apart.  Linux hands a process the tile state only when
- * asked (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); asked at
- * every call (a system call, once per layer and batch): no state kept. */
+ * bytes, 4·OB bytes apart.  The tile state is asked of Linux at every call
+ * (ns_amx_granted, tilegemm.h: a system call, once per layer and batch). */
 enum { AMX_ROWS = 16, AMX_K = 16 /* quads a tile step */, AMX_GROUP = 64 /* outputs: four sum tiles */ };
 
 static bool amx_usable(void)
 {
-    return __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-int8") &&
-           __builtin_cpu_supports("avx512vnni") && syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
-                                                           18 /* XFEATURE_XTILEDATA */) == 0;
+    return __builtin_cpu_supports("amx-int8") && __builtin_cpu_supports("avx512vnni") && ns_amx_granted();
 }
 
-/* The tile configuration (palette 1): tiles 0-3 the sums of four runs of 16
- * outputs (R rows), 4 and 5 the rows' quads (R × 16 quads), 6 and 7 the
- * weights (16 quads × 16 outputs).  Tiles are not renamed: a tile load waits
- * for the multiplies still reading the tile, so loads alternate between two
- * tiles of each operand. */
-typedef struct amx_cfg {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} amx_cfg;
-
-/* One step of 16 quads: A (tile 4 or 5) loaded from x, its products with the
+/* The tile configuration (ns_amx_cfg, palette 1): tiles 0-3 the sums of four
+ * runs of 16 outputs (R rows), 4 and 5 the rows' quads (R × 16 quads), 6 and
+ * 7 the weights (16 quads × 16 outputs).  Tiles are not renamed: a tile load
+ * waits for the multiplies still reading the tile, so loads alternate between
+ * two tiles of each operand.
+ * One step of 16 quads: A (tile 4 or 5) loaded from x, its products with the
  * four weight tiles of 16 outputs at P (alternating tiles 6 and 7) added to
  * sums 0-3. */
 #define AMX_STEP(A, x, xs, P, ws)                                                                                      \
@@ -480,7 +469,7 @@ __attribute__((target("amx-tile,amx-int8,avx512f,avx512bw"))) static void i8_row
     const int32_t *qsum, const float *bias, const float *sx, int OC)
 {
     int t = n4 % AMX_K, nk = n4 - t;
-    amx_cfg cfg;
+    ns_amx_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
     for (int i = 0; i < 6; i++) cfg.rows[i] = (uint8_t)R, cfg.colsb[i] = 64;

@@ -33,12 +33,20 @@ size_t ns_tilegemm_size(int n, int k)
 }
 
 #ifdef NS_HAVE_AMX
-bool ns_tilegemm_usable(void)
+bool ns_amx_granted(void)
 {
-    return __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&
-           __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+    return __builtin_cpu_supports("amx-tile") &&
            syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XFEATURE_XTILEDATA */) == 0;
 }
+
+bool ns_tilegemm_usable(void)
+{
+    return __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("avx512bf16") &&
+           __builtin_cpu_supports("avx512bw") && ns_amx_granted();
+}
+
+/* The first n of 16 lanes (none for n ≤ 0). */
+static inline __mmask16 lanes(int n) { return n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0; }
 
 /* rows [0, R) of x (stride ldx, its first k inputs) into xh, xl [R16 × kp]
  * (kp = k rounded up to 32; inputs k … kp and rows R … R16 zero). */
@@ -50,8 +58,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_rows(ui
         const float *row = x + (size_t)r * ldx;
         uint16_t *h = xh + (size_t)r * kp, *l = xl + (size_t)r * kp;
         for (int i = 0; i < kp; i += 16) {
-            __mmask16 m = k - i >= 16 ? (__mmask16)0xffff : k > i ? (__mmask16)((1u << (k - i)) - 1) : 0;
-            __m512 v = _mm512_maskz_loadu_ps(m, row + i);
+            __m512 v = _mm512_maskz_loadu_ps(lanes(k - i), row + i);
             __m256i vh = (__m256i)_mm512_cvtneps_pbh(v);
             __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(vh), 16));
             __m256i vl = (__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back));
@@ -63,15 +70,9 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_rows(ui
     memset(xl + (size_t)R * kp, 0, (size_t)(R16 - R) * kp * sizeof *xl);
 }
 
-typedef struct tile_cfg {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} tile_cfg;
-
 __attribute__((target("amx-tile"))) static void tiles_on(void)
 {
-    tile_cfg cfg;
+    ns_amx_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
     for (int t = 0; t < 8; t++) cfg.rows[t] = 16, cfg.colsb[t] = 64;
@@ -92,9 +93,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
     float sums[16][32];
     for (int nb = 0; nb * 32 < n; nb++) {
         const uint16_t *B = packed + (size_t)nb * KB * BLOCK;
-        int w32 = n - nb * 32 < 32 ? n - nb * 32 : 32;
-        __mmask16 m0 = w32 >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << w32) - 1),
-                  m1 = w32 >= 32 ? (__mmask16)0xffff : w32 > 16 ? (__mmask16)((1u << (w32 - 16)) - 1) : 0;
+        const __mmask16 m0 = lanes(n - nb * 32), m1 = lanes(n - nb * 32 - 16);
         __m512 b0 = b ? _mm512_maskz_loadu_ps(m0, b + nb * 32) : _mm512_setzero_ps();
         __m512 b1 = b ? _mm512_maskz_loadu_ps(m1, b + nb * 32 + 16) : _mm512_setzero_ps();
         for (int rb = 0; rb < R16; rb += 16) {
@@ -187,7 +186,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void pack_rows(uin
             uint32_t *blk = (uint32_t *)(void *)(dst + ((size_t)nb * KB + kb) * BLOCK);
             for (int half = 0; half < 2; half++) {
                 int o = nb * 32 + half * 16;
-                __mmask16 m = n - o >= 16 ? (__mmask16)0xffff : n > o ? (__mmask16)((1u << (n - o)) - 1) : 0;
+                const __mmask16 m = lanes(n - o);
                 uint32_t *hi = blk + half * TILE, *lo = hi + TILE / 2;
                 for (int p = 0; p < 16; p++) {
                     __m512i h2[2], l2[2];
@@ -253,6 +252,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     free(xh);
 }
 #else
+bool ns_amx_granted(void) { return false; }
 bool ns_tilegemm_usable(void) { return false; }
 
 void ns_tilegemm(float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed,

@@ -22,7 +22,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether ns_tilegemm can run here (asks Linux for the tile state). */
+/* Whether the CPU has AMX tiles and Linux granted this process their state
+ * (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA: a system call, no
+ * state kept here).  The int8 layers (nn.c) ask it too. */
+bool ns_amx_granted(void);
+
+/* A tile configuration (palette 1) as _tile_loadconfig reads it. */
+typedef struct ns_amx_cfg {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} ns_amx_cfg;
+
+/* Whether ns_tilegemm can run here: ns_amx_granted and bfloat16 tiles. */
 bool ns_tilegemm_usable(void);
 
 /* Elements (uint16_t) of W [n × k]'s packing (0 for an empty W). */
