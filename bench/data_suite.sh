@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the nine-domain EmbedPlan suite (experiments/suite_embedplan9.sh) and
 # reports transitions, unique states, wall time and peak memory.
-# Goal (issue #3): paper scale (millions of transitions) in <= 2 min, <= 4 GiB on 2 cores.
+# Goal (issues #3, #15): the paper's scale (~3 M transitions: SUITE_SCALE=paper) in <= 2 min,
+# <= 4 GiB on 2 cores.  usage: [SUITE_SCALE=small|paper] bench/data_suite.sh
 set -u
 BUILD=${BUILD:-build}
 OUT=${OUT:-results/suite}
 rm -rf "$OUT"
-/usr/bin/time -f "%e %M" -o /tmp/ns_suite_time bash experiments/suite_embedplan9.sh "$OUT"
-read -r wall kb </tmp/ns_suite_time
+/usr/bin/time -f "%e %M %U %S" -o /tmp/ns_suite_time bash experiments/suite_embedplan9.sh "$OUT"
+read -r wall kb ucpu scpu </tmp/ns_suite_time
 printf '%-12s %9s %12s %12s %8s\n' domain problems states transitions skipped
 tot_s=0; tot_t=0
 for d in "$OUT"/*/; do
@@ -19,4 +20,4 @@ for d in "$OUT"/*/; do
     tot_s=$((tot_s + $(get states))); tot_t=$((tot_t + $(get transitions)))
 done
 printf '%-12s %9s %12s %12s\n' total "" "$tot_s" "$tot_t"
-echo "wall ${wall} s, peak memory of one build $((kb / 1024)) MiB (2 builds run at a time)"
+echo "scale ${SUITE_SCALE:-small}: wall ${wall} s, CPU $(echo "$ucpu + $scpu" | bc) s, peak memory of one build $((kb / 1024)) MiB (2 builds run at a time)"

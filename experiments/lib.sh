@@ -36,7 +36,11 @@ SUITE_CWD=${SUITE_CWD:-$(realpath -m "$SUITE/../..")}
 TL=${TL:-10}
 MODEL=${MODEL:-all-MiniLM-L6-v2}
 MINILM_MAX_STATES=${MINILM_MAX_STATES:-3000}
-PYTHON=${PYTHON:-/usr/bin/python3}
+# numpy lives in the venv deps.sh makes (Debian's python3 may lack it)
+if [ -z "${PYTHON:-}" ]; then
+    PYTHON=/usr/bin/python3
+    [ -x "$NS_ROOT/build/venv/bin/python" ] && PYTHON=$NS_ROOT/build/venv/bin/python
+fi
 SEED=${SEED:-1}
 LR=${LR:-1e-3}
 PATIENCE=${PATIENCE:-5}
@@ -98,7 +102,7 @@ ns_data() {
 ns_data_cwd() { case $1 in "$SUITE"/*) echo "$SUITE_CWD" ;; *) pwd ;; esac; }
 
 # Number of states of a dataset.
-ns_nstates() { "$PYTHON" -c 'import numpy as np, sys; print(len(np.load(sys.argv[1] + "/state_problem.npy")))' "$1"; }
+ns_nstates() { "$NS" data info "$1" --json | grep -oE '"states": [0-9]+' | head -n 1 | sed 's/.*: //'; }
 
 # The first number after "KEY": in a JSON file (empty when absent).
 ns_num() { grep -oE "\"$1\": [-0-9.e+]+" "$2" 2>/dev/null | head -n 1 | sed -E 's/.*: //'; }
