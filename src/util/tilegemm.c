@@ -70,6 +70,30 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_rows(ui
     memset(xl + (size_t)R * kp, 0, (size_t)(R16 - R) * kp * sizeof *xl);
 }
 
+/* rows [0, R) of x (stride ldx, its first k inputs) into xh, xl in tile
+ * order: the 16 rows × 32 inputs of row run q and input run kb are the 1 KB
+ * at ((q · kp/32) + kb) · 512 (rows R … R16 and inputs k … kp zero), so that
+ * a tile load reads one contiguous kilobyte. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_tiles(uint16_t *xh, uint16_t *xl,
+                                                                                 const float *x, int ldx, int R,
+                                                                                 int R16, int k, int kp)
+{
+    const int KB = kp / 32;
+    for (int r = 0; r < R16; r++) {
+        const float *row = x + (size_t)r * ldx;
+        const size_t base = (size_t)(r / 16) * KB * TILE + (size_t)(r % 16) * 32;
+        for (int i = 0; i < kp; i += 16) {
+            __m512 v = r < R ? _mm512_maskz_loadu_ps(lanes(k - i), row + i) : _mm512_setzero_ps();
+            __m256i vh = (__m256i)_mm512_cvtneps_pbh(v);
+            __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(vh), 16));
+            __m256i vl = (__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back));
+            size_t at = base + (size_t)(i / 32) * TILE + (size_t)(i % 32);
+            _mm256_storeu_si256((__m256i *)(void *)(xh + at), vh);
+            _mm256_storeu_si256((__m256i *)(void *)(xl + at), vl);
+        }
+    }
+}
+
 __attribute__((target("amx-tile"))) static void tiles_on(void)
 {
     ns_amx_cfg cfg;
@@ -79,31 +103,92 @@ __attribute__((target("amx-tile"))) static void tiles_on(void)
     _tile_loadconfig(&cfg);
 }
 
+/* The sums of rows [0, rows) of sums (rows ≤ 32, 32 outputs each) into y's
+ * outputs 32·nb …: y = alpha · sums + b (+ y when add). */
+__attribute__((target("avx512f"))) static void finish(float *y, int ldy, const float (*sums)[32], int rows, int nb,
+                                                       int n, const float *b, float alpha, bool add)
+{
+    const __mmask16 m0 = lanes(n - nb * 32), m1 = lanes(n - nb * 32 - 16);
+    const __m512 va = _mm512_set1_ps(alpha);
+    const __m512 b0 = b ? _mm512_maskz_loadu_ps(m0, b + nb * 32) : _mm512_setzero_ps();
+    const __m512 b1 = b ? _mm512_maskz_loadu_ps(m1, b + nb * 32 + 16) : _mm512_setzero_ps();
+    for (int r = 0; r < rows; r++) {
+        float *o = y + (size_t)r * ldy + nb * 32;
+        __m512 v0 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r]), va, b0),
+               v1 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r] + 16), va, b1);
+        if (add) {
+            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, o));
+            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, o + 16));
+        }
+        _mm512_mask_storeu_ps(o, m0, v0);
+        if (m1) _mm512_mask_storeu_ps(o + 16, m1, v1);
+    }
+}
+
 /* y[R × n] (stride ldy) = alpha · (xh + xl)·Wᵀ + b for the R rows split into
- * xh, xl [R16 × kp] and W packed [np × kp] (np = n rounded up to 32): tiles
- * 0 and 1 the sums of outputs 0–15 and 16–31 (16 rows), 2 and 3 the rows' xh
- * and xl (16 rows × 32 inputs), 4–7 wh, wl of the two output runs. */
+ * xh, xl [R16 × kp] and W packed [np × kp] (np = n rounded up to 32).  Blocks
+ * of 32 rows × 32 outputs: tiles 0–3 their four 16 × 16 sums, 4 and 5 the two
+ * row runs' xh (then xl), 6 and 7 the two output runs' wh (then wl, then wh
+ * again) — twelve tile products for ten tile loads, each sum taking
+ * xh·wh, xh·wl, xl·wh in that order; a last block of 16 rows takes the same
+ * products with tiles 0–1 (sums), 2–3 (xh, xl) and 4–7 (wh, wl of both
+ * output runs). */
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static void product(
     float *y, int ldy, const uint16_t *xh, const uint16_t *xl, int R, int R16, int kp, int n, const uint16_t *packed,
     const float *b, float alpha, bool add)
 {
     const int KB = kp / 32;
-    const size_t xs = (size_t)kp * 2; /* bytes between rows of xh, xl */
-    const __m512 va = _mm512_set1_ps(alpha);
-    float sums[16][32];
+    float sums[32][32];
     for (int nb = 0; nb * 32 < n; nb++) {
         const uint16_t *B = packed + (size_t)nb * KB * BLOCK;
-        const __mmask16 m0 = lanes(n - nb * 32), m1 = lanes(n - nb * 32 - 16);
-        __m512 b0 = b ? _mm512_maskz_loadu_ps(m0, b + nb * 32) : _mm512_setzero_ps();
-        __m512 b1 = b ? _mm512_maskz_loadu_ps(m1, b + nb * 32 + 16) : _mm512_setzero_ps();
-        for (int rb = 0; rb < R16; rb += 16) {
+        int rb = 0;
+        for (; rb + 32 <= R16; rb += 32) {
+            const uint16_t *ah = xh + (size_t)rb * kp, *al = xl + (size_t)rb * kp, *ah1 = ah + (size_t)KB * TILE,
+                           *al1 = al + (size_t)KB * TILE;
+            _tile_zero(0);
+            _tile_zero(1);
+            _tile_zero(2);
+            _tile_zero(3);
+            for (int kb = 0; kb < KB; kb++) {
+                const uint16_t *w = B + (size_t)kb * BLOCK;
+                _tile_loadd(4, ah + kb * TILE, 64);
+                _tile_loadd(5, ah1 + kb * TILE, 64);
+                _tile_loadd(6, w, 64);
+                _tile_loadd(7, w + 2 * TILE, 64);
+                _tile_dpbf16ps(0, 4, 6);
+                _tile_dpbf16ps(1, 4, 7);
+                _tile_dpbf16ps(2, 5, 6);
+                _tile_dpbf16ps(3, 5, 7);
+                _tile_loadd(6, w + TILE, 64);
+                _tile_loadd(7, w + 3 * TILE, 64);
+                _tile_dpbf16ps(0, 4, 6);
+                _tile_dpbf16ps(1, 4, 7);
+                _tile_dpbf16ps(2, 5, 6);
+                _tile_dpbf16ps(3, 5, 7);
+                _tile_loadd(4, al + kb * TILE, 64);
+                _tile_loadd(5, al1 + kb * TILE, 64);
+                _tile_loadd(6, w, 64);
+                _tile_loadd(7, w + 2 * TILE, 64);
+                _tile_dpbf16ps(0, 4, 6);
+                _tile_dpbf16ps(1, 4, 7);
+                _tile_dpbf16ps(2, 5, 6);
+                _tile_dpbf16ps(3, 5, 7);
+            }
+            _tile_stored(0, &sums[0][0], sizeof sums[0]);
+            _tile_stored(1, &sums[0][16], sizeof sums[0]);
+            _tile_stored(2, &sums[16][0], sizeof sums[0]);
+            _tile_stored(3, &sums[16][16], sizeof sums[0]);
+            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums, R - rb < 32 ? R - rb : 32, nb, n, b, alpha,
+                   add);
+        }
+        if (rb < R16) { /* the last 16 rows */
             const uint16_t *ah = xh + (size_t)rb * kp, *al = xl + (size_t)rb * kp;
             _tile_zero(0);
             _tile_zero(1);
             for (int kb = 0; kb < KB; kb++) {
                 const uint16_t *w = B + (size_t)kb * BLOCK;
-                _tile_loadd(2, ah + kb * 32, xs);
-                _tile_loadd(3, al + kb * 32, xs);
+                _tile_loadd(2, ah + kb * TILE, 64);
+                _tile_loadd(3, al + kb * TILE, 64);
                 _tile_loadd(4, w, 64);
                 _tile_loadd(5, w + TILE, 64);
                 _tile_dpbf16ps(0, 2, 4);
@@ -117,18 +202,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
             }
             _tile_stored(0, &sums[0][0], sizeof sums[0]);
             _tile_stored(1, &sums[0][16], sizeof sums[0]);
-            int valid = R - rb < 16 ? R - rb : 16;
-            for (int r = 0; r < valid; r++) {
-                float *o = y + (size_t)(rb + r) * ldy + nb * 32;
-                __m512 v0 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r]), va, b0),
-                       v1 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r] + 16), va, b1);
-                if (add) {
-                    v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, o));
-                    v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, o + 16));
-                }
-                _mm512_mask_storeu_ps(o, m0, v0);
-                if (m1) _mm512_mask_storeu_ps(o + 16, m1, v1);
-            }
+            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums, R - rb, nb, n, b, alpha, add);
         }
     }
 }
@@ -142,7 +216,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     uint16_t *xh = ns_xmalloc((size_t)2 * CHUNK * kp * sizeof *xh), *xl = xh + (size_t)CHUNK * kp;
     for (int r0 = 0; r0 < rows; r0 += CHUNK) {
         int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
-        split_rows(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, kp);
+        split_tiles(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, kp);
         product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f, false);
     }
     _tile_release();
@@ -228,7 +302,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     uint16_t *xh = ns_xmalloc(((size_t)2 * m16 * kp + (size_t)2 * np * kp + (size_t)np * kp * 2) * sizeof *xh);
     uint16_t *xl = xh + (size_t)m16 * kp, *wh = xl + (size_t)m16 * kp, *wl = wh + (size_t)np * kp,
              *P = wl + (size_t)np * kp;
-    split_rows(xh, xl, a, lda, m, m16, k, kp);
+    split_tiles(xh, xl, a, lda, m, m16, k, kp);
     split_rows(wh, wl, b, ldb, n, np, k, kp);
     pack_split(P, wh, wl, np, kp);
     tiles_on();
@@ -244,7 +318,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     const int kp = up32(k), np = up32(n), m16 = (m + 15) & ~15;
     uint16_t *xh = ns_xmalloc(((size_t)2 * m16 * kp + (size_t)np * kp * 2) * sizeof *xh);
     uint16_t *xl = xh + (size_t)m16 * kp, *P = xl + (size_t)m16 * kp;
-    split_rows(xh, xl, a, lda, m, m16, k, kp);
+    split_tiles(xh, xl, a, lda, m, m16, k, kp);
     pack_rows(P, b, ldb, k, n, kp, np);
     tiles_on();
     product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, add);
