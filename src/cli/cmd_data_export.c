@@ -34,7 +34,7 @@ static void put_prompt(ns_buf *b, ns_buf *tmp, const ns_dataset *ds, ns_render_p
 
 int cli_data_export(int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL, *domains_dir = "domains";
+    const char *dir = NULL, *out = NULL, *domains_dir = NULL;
     bool text = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];

@@ -40,7 +40,7 @@ static int parse_args(int argc, char **argv, embed_args *a)
 {
     memset(a, 0, sizeof *a);
     a->model = DEFAULT_MODEL;
-    a->domains = "domains";
+    a->domains = NULL; /* ns_render_find's default */
     a->batch = 32, a->shuffle = -1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];

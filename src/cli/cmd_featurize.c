@@ -30,7 +30,7 @@ typedef struct fz_args {
 static int parse_args(int argc, char **argv, fz_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->domains = "domains";
+    a->domains = NULL; /* ns_render_find's default */
     a->what = "states";
     a->context_kind = "tfidf";
     a->min_df = a->svd_dim = a->svd_iters = a->svd_max_rows = a->dim = -1;

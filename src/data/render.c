@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_ARGS 32 /* arguments of an atom text */
 
@@ -424,11 +425,40 @@ static bool is_dir(const char *path)
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* The templates' folder when none is given, into buf: $NEXTSTATE_DOMAINS, else
+ * ./domains, else domains beside the executable's folder (build/nextstate →
+ * domains, the repository's). */
+static const char *default_domains(char *buf, size_t cap)
+{
+    const char *env = getenv("NEXTSTATE_DOMAINS");
+    if (env && *env) return env;
+    if (is_dir("domains")) return "domains";
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(buf, '/');
+            if (!slash) break;
+            *slash = 0;
+        }
+        size_t len = strlen(buf);
+        if (len + sizeof "/domains" <= cap) {
+            memcpy(buf + len, "/domains", sizeof "/domains");
+            if (is_dir(buf)) return buf;
+        }
+    }
+    return "domains";
+}
+
 ns_status ns_render_find(ns_render **out, const char *domains_dir, const char *name, ns_error *err)
 {
     *out = NULL;
+    char buf[4096];
+    if (!domains_dir) domains_dir = default_domains(buf, sizeof buf);
     DIR *d = opendir(domains_dir);
-    if (!d) return ns_error_set(err, NS_ERR_IO, domains_dir, 0, 0, "cannot open directory");
+    if (!d)
+        return ns_error_set(err, NS_ERR_IO, domains_dir, 0, 0,
+                            "cannot open the prompt templates' folder (--domains DIR or NEXTSTATE_DOMAINS)");
     char **paths = NULL;
     size_t np = 0, cap = 0;
     struct dirent *de;

@@ -302,7 +302,7 @@ ns_status ns_enc_init(ns_enc *e, const char *name, ns_enc_side side, ns_error *e
         return ns_error_set(err, NS_ERR_USAGE, NULL, 0, 0, "encoder '%s' has no action side", name);
     e->type = t;
     e->side = side;
-    e->domains = "domains";
+    e->domains = NULL;
     e->fitted = !t->fits;
     if (t == &BUILTIN) {
         ns_vocab *v = ns_xmalloc(sizeof *v);
@@ -326,7 +326,7 @@ void ns_enc_init_text(ns_enc *e, const ns_feat_opts *o)
     for (size_t i = 0; i < sizeof TEXT / sizeof TEXT[0]; i++)
         if (!strcmp(TEXT[i].name, ns_feat_kind_name(o->kind))) e->type = &TEXT[i];
     e->side = o->source == NS_FEAT_SRC_ACTION ? NS_ENC_ACTIONS : NS_ENC_STATES;
-    e->domains = "domains";
+    e->domains = NULL;
     text_enc *x = ns_xcalloc(1, sizeof *x);
     x->opts = *o;
     e->impl = x;

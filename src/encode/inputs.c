@@ -165,7 +165,7 @@ static ns_status text_sides(ns_features *sf, ns_features *af, const ns_dataset *
     ns_features *ps = ns_xcalloc((size_t)nds, sizeof *ps), *pa = ns_xcalloc((size_t)nds, sizeof *pa);
     ns_status st = NS_OK;
     for (int d = 0; d < nds && !st; d++)
-        st = ns_embed_dataset_features(tx->model, ds[d], tx->domains_dir ? tx->domains_dir : "domains",
+        st = ns_embed_dataset_features(tx->model, ds[d], tx->domains_dir,
                                        tx->dataset_dirs ? tx->dataset_dirs[d] : NULL, tx->progress, sf ? &ps[d] : NULL,
                                        af ? &pa[d] : NULL, NULL, err);
     if (!st && sf) st = ns_features_stack(sf, ps, nds, err);

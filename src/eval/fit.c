@@ -165,7 +165,7 @@ static ns_status adapt(ns_world *w, ns_lora *l, const ns_bert *m, ns_world_data 
                        const char *split_dir, const char *spec, const ns_fit_opts *o, ns_fit_result *r, FILE *logf,
                        ns_error *err)
 {
-    const char *domains = o->domains_dir ? o->domains_dir : "domains";
+    const char *domains = o->domains_dir;
     ns_text_list *lists = ns_xcalloc((size_t)wd->sd.ndatasets, sizeof *lists);
     ns_row_texts rt;
     ns_status st = ns_lora_create(l, ns_bert_config_of(m), &o->lora.cfg, o->train.seed ^ 0x6c6f7261ULL, err);

@@ -15,7 +15,7 @@ static void wd_zero(ns_world_data *wd) { memset(wd, 0, sizeof *wd); }
 static ns_text_source text_source(const ns_world_data *wd, const ns_bert *model, const ns_world_text *text, bool cache,
                                   const char ***dirs)
 {
-    ns_text_source ts = {model, text && text->domains_dir ? text->domains_dir : "domains", NULL,
+    ns_text_source ts = {model, text ? text->domains_dir : NULL, NULL,
                          text && text->progress};
     *dirs = NULL;
     if (cache) {

@@ -67,3 +67,11 @@ expect_exit 0 "$NS" train "$TMP/sp" -o "$TMP/b.ckpt" --epochs 1 --json --quiet
 grep -q '"standardize": "none"' "$TMP/out" || fail "builtin inputs standardised: $(cat "$TMP/out")"
 expect_exit 30 "$NS" train "$TMP/sp" -o "$TMP/x.ckpt" --standardize sideways --epochs 1
 echo ok
+# the prompt templates are found from any working folder (beside the executable: the repository's
+# domains), and a folder that is not there is named in the error
+MODEL_ABS=$(realpath "$MODEL") DS_ABS=$(realpath "$TMP/ferry") NS_ABS=$(realpath "$NS")
+(cd "$TMP" && "$NS_ABS" embed stats "$DS_ABS" --model "$MODEL_ABS" --json >"$TMP/elsewhere.json" 2>"$TMP/elsewhere.err") ||
+    fail "embed stats outside the repository: $(cat "$TMP/elsewhere.err")"
+cmp -s "$TMP/elsewhere.json" "$TMP/paper.json" || fail "embed stats outside the repository differs"
+NEXTSTATE_DOMAINS="$TMP/no-such-folder" expect_exit 32 "$NS" embed stats "$TMP/ferry" --model "$MODEL"
+grep -q "no-such-folder: cannot open the prompt templates' folder" "$TMP/err" || fail "missing templates: $(cat "$TMP/err")"

@@ -103,7 +103,9 @@ ns_status ns_render_parse(ns_render **r, const char *text, const char *path,
 /* Finds the template for a PDDL domain name (case-insensitive) by loading
  * every domains_dir/<folder>/render*.txt (in sorted path order) and picking
  * the one whose `domains:` line lists the name.  Any malformed template, no
- * match, or more than one match is an error (NS_ERR_INPUT). */
+ * match, or more than one match is an error (NS_ERR_INPUT).  domains_dir
+ * NULL: $NEXTSTATE_DOMAINS, else ./domains, else the domains folder beside
+ * the executable's folder (the repository's, for build/nextstate). */
 ns_status ns_render_find(ns_render **r, const char *domains_dir,
                          const char *pddl_domain_name, ns_error *err);
 

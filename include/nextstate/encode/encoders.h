@@ -52,7 +52,7 @@ typedef struct ns_enc_type {
 struct ns_enc {
     const ns_enc_type *type;
     ns_enc_side side;
-    const char *domains; /* templates folder for prompt texts (borrowed; "domains" by default) */
+    const char *domains; /* templates folder for prompt texts (borrowed; NULL: ns_render_find's default) */
     const char *spec;    /* npy: the comma-separated feature specs; embed: the model folder (borrowed) */
     bool fitted;
     void *impl;

@@ -50,7 +50,7 @@ ns_status ns_world_inputs_load(ns_world_inputs *in, const ns_dataset *const *ds,
  * it); one spec serves every dataset of the split. */
 typedef struct ns_text_source {
     const ns_bert *model;
-    const char *domains_dir;           /* render templates ("domains") */
+    const char *domains_dir;           /* render templates (NULL: ns_render_find's default) */
     const char *const *dataset_dirs;   /* nds cache parents, or NULL: no cache (an adapted model) */
     bool progress;
 } ns_text_source;

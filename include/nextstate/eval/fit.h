@@ -40,7 +40,7 @@ typedef struct ns_fit_lora {
 typedef struct ns_fit_opts {
     ns_world_config cfg;             /* dims and sparsity are set from the features */
     const char *text_encoder;        /* NULL, or a model (name or folder): features "text:NAME" */
-    const char *domains_dir;         /* render templates for text encoders (NULL: "domains") */
+    const char *domains_dir;         /* render templates for text encoders (NULL: ns_render_find's default) */
     ns_fit_lora lora;
     ns_train_opts train;             /* on_epoch / ctx are the fit's own when log_path is set */
     const char *state_spec, *action_spec; /* "builtin" */

@@ -24,7 +24,7 @@ typedef struct ns_report_opts {
     ns_eval_opts eval;                    /* seed, Acc, latency, progress */
     const char *state_spec, *action_spec; /* NULL: as the checkpoint records */
     const char *query_spec;               /* NULL: none; else the query states' features (ns_eval_opts.query_state) */
-    const char *domains_dir;              /* render templates of text-encoder features (NULL: "domains") */
+    const char *domains_dir;              /* render templates of text-encoder features (NULL: ns_render_find's default) */
     bool dev;                             /* the dev list (else test) */
     bool bf16;                            /* bfloat16 heads and T */
     bool int8;                            /* int8 heads and T (ahead of bf16) */

@@ -23,7 +23,7 @@
 /* A text encoder for the "text:NAME" feature specs (encode/inputs.h). */
 typedef struct ns_world_text {
     const ns_bert *model;    /* the encoder (for a checkpoint: NULL, the one it records is loaded) */
-    const char *domains_dir; /* render templates (NULL: "domains") */
+    const char *domains_dir; /* render templates (NULL: ns_render_find's default) */
     bool cache;              /* cache a frozen model's embeddings under each dataset (embed's cache) */
     bool progress;
 } ns_world_text;
