@@ -125,6 +125,16 @@ __attribute__((target("avx512f"))) static void finish(float *y, int ldy, const f
     }
 }
 
+/* The four sums of a 32 × 32 block (tiles 0–3) take the row runs in tiles 4
+ * and 5 against the output runs in tiles 6 and 7. */
+__attribute__((target("amx-tile,amx-bf16"), always_inline)) static inline void block_products(void)
+{
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+}
+
 /* y[R × n] (stride ldy) = alpha · (xh + xl)·Wᵀ + b for the R rows split into
  * xh, xl [R16 × kp] and W packed [np × kp] (np = n rounded up to 32).  Blocks
  * of 32 rows × 32 outputs: tiles 0–3 their four 16 × 16 sums, 4 and 5 the two
@@ -155,24 +165,15 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
                 _tile_loadd(5, ah1 + kb * TILE, 64);
                 _tile_loadd(6, w, 64);
                 _tile_loadd(7, w + 2 * TILE, 64);
-                _tile_dpbf16ps(0, 4, 6);
-                _tile_dpbf16ps(1, 4, 7);
-                _tile_dpbf16ps(2, 5, 6);
-                _tile_dpbf16ps(3, 5, 7);
+                block_products();
                 _tile_loadd(6, w + TILE, 64);
                 _tile_loadd(7, w + 3 * TILE, 64);
-                _tile_dpbf16ps(0, 4, 6);
-                _tile_dpbf16ps(1, 4, 7);
-                _tile_dpbf16ps(2, 5, 6);
-                _tile_dpbf16ps(3, 5, 7);
+                block_products();
                 _tile_loadd(4, al + kb * TILE, 64);
                 _tile_loadd(5, al1 + kb * TILE, 64);
                 _tile_loadd(6, w, 64);
                 _tile_loadd(7, w + 2 * TILE, 64);
-                _tile_dpbf16ps(0, 4, 6);
-                _tile_dpbf16ps(1, 4, 7);
-                _tile_dpbf16ps(2, 5, 6);
-                _tile_dpbf16ps(3, 5, 7);
+                block_products();
             }
             _tile_stored(0, &sums[0][0], sizeof sums[0]);
             _tile_stored(1, &sums[0][16], sizeof sums[0]);
