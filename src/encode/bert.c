@@ -291,9 +291,10 @@ void ns_bert_forward_lora(const ns_bert *m, const ns_bert_lora *lora, int n, con
         if (lens[i] > Lmax) Lmax = lens[i];
     }
     size_t TH = T * H, TI = T * I;
-    float *x = ns_xmalloc(TH * sizeof *x), *qkv = tape ? NULL : ns_xmalloc(3 * TH * sizeof *qkv);
-    float *ctx = tape ? NULL : ns_xmalloc(TH * sizeof *ctx), *tmp = ns_xmalloc(TH * sizeof *tmp);
-    float *inter = ns_xmalloc(TI * sizeof *inter), *s = ns_xmalloc((size_t)Lmax * Lmax * sizeof *s);
+    /* at cache lines: the tile products stream whole lines of large outputs (tilegemm.c) */
+    float *x = ns_xaligned(TH * sizeof *x), *qkv = tape ? NULL : ns_xaligned(3 * TH * sizeof *qkv);
+    float *ctx = tape ? NULL : ns_xaligned(TH * sizeof *ctx), *tmp = ns_xaligned(TH * sizeof *tmp);
+    float *inter = ns_xaligned(TI * sizeof *inter), *s = ns_xmalloc((size_t)Lmax * Lmax * sizeof *s);
     float *xa = r && !tape ? ns_xmalloc(T * r * sizeof *xa) : NULL;
     if (tape) tape_carve(tape, c, r, n, lens, T);
     float *x0 = tape ? tape->x : x;

@@ -22,7 +22,8 @@
 #define NS_HAVE_AMX 1
 #endif
 
-enum { TILE = 512 /* bfloat16 per tile */, BLOCK = 4 * TILE /* one step of 32 inputs × 32 outputs */, CHUNK = 128 };
+enum { TILE = 512 /* bfloat16 per tile */, BLOCK = 4 * TILE /* one step of 32 inputs × 32 outputs */, CHUNK = 128,
+       STREAM_BYTES = 8 << 20 /* outputs from this size on are streamed (finish) */ };
 
 static int up32(int v) { return (v + 31) & ~31; }
 
@@ -104,9 +105,11 @@ __attribute__((target("amx-tile"))) static void tiles_on(void)
 }
 
 /* The sums of rows [0, rows) of sums (rows ≤ 32, 32 outputs each) into y's
- * outputs 32·nb …: y = alpha · sums + b (+ y when add). */
+ * outputs 32·nb …: y = alpha · sums + b (+ y when add).  With stream, whole
+ * 64-byte-aligned line pairs are written around the caches (no read for
+ * ownership: an output far larger than the caches, written once, read later). */
 __attribute__((target("avx512f"))) static void finish(float *y, int ldy, const float (*sums)[32], int rows, int nb,
-                                                       int n, const float *b, float alpha, bool add)
+                                                       int n, const float *b, float alpha, bool add, bool stream)
 {
     const __mmask16 m0 = lanes(n - nb * 32), m1 = lanes(n - nb * 32 - 16);
     const __m512 va = _mm512_set1_ps(alpha);
@@ -120,8 +123,13 @@ __attribute__((target("avx512f"))) static void finish(float *y, int ldy, const f
             v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, o));
             v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, o + 16));
         }
-        _mm512_mask_storeu_ps(o, m0, v0);
-        if (m1) _mm512_mask_storeu_ps(o + 16, m1, v1);
+        if (stream && !add && m1 == 0xffff && !((uintptr_t)o & 63)) {
+            _mm512_stream_ps(o, v0);
+            _mm512_stream_ps(o + 16, v1);
+        } else {
+            _mm512_mask_storeu_ps(o, m0, v0);
+            if (m1) _mm512_mask_storeu_ps(o + 16, m1, v1);
+        }
     }
 }
 
@@ -145,10 +153,11 @@ __attribute__((target("amx-tile,amx-bf16"), always_inline)) static inline void b
  * output runs). */
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static void product(
     float *y, int ldy, const uint16_t *xh, const uint16_t *xl, int R, int R16, int kp, int n, const uint16_t *packed,
-    const float *b, float alpha, bool add)
+    const float *b, float alpha, bool add, bool stream)
 {
     const int KB = kp / 32;
-    float sums[32][32];
+    float sums[2][32][32];
+    int cur = 0, pend_rows = 0, pend_rb = 0, pend_nb = 0; /* a block's sums waiting for finish */
     for (int nb = 0; nb * 32 < n; nb++) {
         const uint16_t *B = packed + (size_t)nb * KB * BLOCK;
         int rb = 0;
@@ -174,16 +183,26 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
                 _tile_loadd(6, w, 64);
                 _tile_loadd(7, w + 2 * TILE, 64);
                 block_products();
+                if (kb == 0 && pend_rows) { /* the previous block's outputs while the tiles work */
+                    finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n,
+                           b, alpha, add, stream);
+                    pend_rows = 0;
+                }
             }
-            _tile_stored(0, &sums[0][0], sizeof sums[0]);
-            _tile_stored(1, &sums[0][16], sizeof sums[0]);
-            _tile_stored(2, &sums[16][0], sizeof sums[0]);
-            _tile_stored(3, &sums[16][16], sizeof sums[0]);
-            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums, R - rb < 32 ? R - rb : 32, nb, n, b, alpha,
-                   add);
+            _tile_stored(0, &sums[cur][0][0], sizeof sums[cur][0]);
+            _tile_stored(1, &sums[cur][0][16], sizeof sums[cur][0]);
+            _tile_stored(2, &sums[cur][16][0], sizeof sums[cur][0]);
+            _tile_stored(3, &sums[cur][16][16], sizeof sums[cur][0]);
+            pend_rows = R - rb < 32 ? R - rb : 32, pend_rb = rb, pend_nb = nb;
+            cur ^= 1;
         }
         if (rb < R16) { /* the last 16 rows */
             const uint16_t *ah = xh + (size_t)rb * kp, *al = xl + (size_t)rb * kp;
+            if (pend_rows) {
+                finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n, b,
+                       alpha, add, stream);
+                pend_rows = 0;
+            }
             _tile_zero(0);
             _tile_zero(1);
             for (int kb = 0; kb < KB; kb++) {
@@ -201,11 +220,15 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
                 _tile_dpbf16ps(1, 2, 7);
                 _tile_dpbf16ps(1, 3, 6);
             }
-            _tile_stored(0, &sums[0][0], sizeof sums[0]);
-            _tile_stored(1, &sums[0][16], sizeof sums[0]);
-            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums, R - rb, nb, n, b, alpha, add);
+            _tile_stored(0, &sums[cur][0][0], sizeof sums[cur][0]);
+            _tile_stored(1, &sums[cur][0][16], sizeof sums[cur][0]);
+            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums[cur], R - rb, nb, n, b, alpha, add, stream);
         }
     }
+    if (pend_rows)
+        finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n, b, alpha, add,
+               stream);
+    if (stream) _mm_sfence(); /* the streamed lines ordered before the caller's reads of y */
 }
 
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm(
@@ -214,11 +237,12 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     if (rows <= 0) return;
     tiles_on();
     const int kp = up32(k);
+    const bool stream = (size_t)rows * (size_t)n * sizeof *y >= STREAM_BYTES;
     uint16_t *xh = ns_xmalloc((size_t)2 * CHUNK * kp * sizeof *xh), *xl = xh + (size_t)CHUNK * kp;
     for (int r0 = 0; r0 < rows; r0 += CHUNK) {
         int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
         split_tiles(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, kp);
-        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f, false);
+        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f, false, stream);
     }
     _tile_release();
     free(xh);
@@ -307,7 +331,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_rows(wh, wl, b, ldb, n, np, k, kp);
     pack_split(P, wh, wl, np, kp);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, false);
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, false, false);
     _tile_release();
     free(xh);
 }
@@ -322,7 +346,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_tiles(xh, xl, a, lda, m, m16, k, kp);
     pack_rows(P, b, ldb, k, n, kp, np);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, add);
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, add, false);
     _tile_release();
     free(xh);
 }

@@ -28,6 +28,14 @@ void *ns_xmalloc(size_t n)
     return p;
 }
 
+void *ns_xaligned(size_t n)
+{
+    size_t m = (n + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
+    void *p = aligned_alloc(64, m ? m : 64);
+    if (!p) oom(n);
+    return p;
+}
+
 void *ns_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);

@@ -15,6 +15,9 @@ void *ns_xmalloc(size_t n);
 void *ns_xcalloc(size_t n, size_t size);
 void *ns_xrealloc(void *p, size_t n);
 char *ns_xstrdup(const char *s);
+/* n bytes at a 64-byte boundary (a cache line; freed by free): buffers whose
+ * rows the tile products write whole lines of (tilegemm.h). */
+void *ns_xaligned(size_t n);
 
 /* qsort comparators: C strings (an array of char pointers), int, int64_t. */
 int ns_cmp_str(const void *a, const void *b);
