@@ -44,16 +44,16 @@ static void report_problem(const char *prob, const plan_out *out, const char *al
         ns_buf_printf(&j,
                       ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
                       "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
-                      "\"seconds\": %.6f, \"model_seconds\": %.6f}\n",
+                      "\"eliminated\": %d, \"seconds\": %.6f, \"model_seconds\": %.6f}\n",
                       algo, st == NS_OK ? "true" : "false", ns_status_name(st),
-                      st == NS_OK ? r->plan_len : -1, nobjects, r->width, r->expanded, r->predictions, r->seconds,
-                      r->model_seconds);
+                      st == NS_OK ? r->plan_len : -1, nobjects, r->width, r->expanded, r->predictions, r->eliminated,
+                      r->seconds, r->model_seconds);
         fputs(j.data, stdout);
         fflush(stdout);
         ns_buf_free(&j);
     } else {
         fprintf(stderr, "%s: %s", prob, ns_status_name(st));
-        if (st == NS_OK) fprintf(stderr, ", plan length %d", r->plan_len);
+        if (st == NS_OK) fprintf(stderr, ", plan length %d (%d redundant steps dropped)", r->plan_len, r->eliminated);
         fprintf(stderr, "; %ld expanded, %.3f s (model %.3f s)\n", r->expanded, r->seconds, r->model_seconds);
     }
 }
@@ -145,6 +145,7 @@ int cmd_plan(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         long n;
         if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--raw-plan")) o.raw_plan = true;
         else if (!v && a[0] == '-' && a[1]) {
             free(rest);
             return cli_usage("plan", "%s expects a value", a);

@@ -11,7 +11,7 @@ int cmd_solve(int argc, char **argv)
 {
     const char *pos[2] = {0}, *plan_file = NULL;
     int npos = 0;
-    bool json = false;
+    bool json = false, eliminate = false;
     ns_search_opts o;
     ns_search_opts_default(&o);
     int heur = -1;
@@ -40,6 +40,8 @@ int cmd_solve(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--no-preferred")) {
             o.preferred = false;
+        } else if (!strcmp(a, "--eliminate")) {
+            eliminate = true;
         } else if (!strcmp(a, "--plan-file")) {
             if (!v) return cli_usage("solve", "--plan-file expects a file name");
             plan_file = v;
@@ -66,6 +68,11 @@ int cmd_solve(int argc, char **argv)
     }
     ns_search_result r;
     ns_search(&ct.task, &o, &r);
+    if (r.status == NS_OK && eliminate) { /* the plan without its redundant steps */
+        r.plan_len = ns_plan_eliminate(&ct.task, r.plan, r.plan_len);
+        r.plan_cost = 0;
+        for (int i = 0; i < r.plan_len; i++) r.plan_cost += ct.task.ops[r.plan[i]].cost;
+    }
     if (r.status == NS_OK) {
         ns_buf plan;
         ns_buf_init(&plan);

@@ -16,8 +16,8 @@ static const command commands[] = {
      "                [--time-limit SECONDS] [--memory-limit MB] [--plan-file FILE] [--json]\n"
      "  Default: --search astar --heuristic lmcut (optimal).  gbfs defaults to ff, with preferred\n"
      "  operators (helpful actions in a boosted second open list; --no-preferred turns them off).\n"
-     "  lama is LAMA-first: lazy GBFS over h^FF and the landmark count, four open lists.\n"
-     "  The plan goes to FILE, or to standard output without --plan-file.\n"
+     "  lama is LAMA-first: lazy GBFS over h^FF and the landmark count, four open lists.  --eliminate drops\n"
+     "  redundant steps (greedy action elimination).  The plan goes to FILE, or to standard output.\n"
      "  Exit: 0 solved; 10 unsolvable; 11 incomplete; 22 out of memory; 23 out of time;\n"
      "        30 usage; 31 input error; 32 file error; 33 unsupported PDDL."},
     {"validate", cmd_validate, "check that a plan solves a problem",
@@ -182,9 +182,9 @@ static const command commands[] = {
      "  lama: LAMA-first's lazy search with h beside h^FF and the landmark count h^LM, h^FF's helpful\n"
      "  actions preferred; lama-h: h in h^FF's place; guided: GBFS on h with FF's helpful actions\n"
      "  preferred in a second queue (--prefer M: only those next-state model M picks, as guided does);\n"
-     "  search: GBFS on h alone.  Every plan is checked before it is written.\n"
-     "  Exit (one problem): 0 solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 the model\n"
-     "  cannot encode this problem (e.g. more objects than FSF slots) or a bad model file."},
+     "  search: GBFS on h alone.  Redundant steps are dropped (action elimination; --raw-plan keeps them);\n"
+     "  plans are checked before they are written.  Exit (one problem): 0 solved; 10 search exhausted; 11\n"
+     "  beam gave up; 23 out of time; 31 a bad model file, or a problem it cannot encode (objects > FSF slots)."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",
      "nextstate featurize DATASET_DIR --kind literals|bow|tfidf|char|random|context|onehot -o OUTDIR\n"
      "                    [--fit-on SPLIT_DIR | --vocab FILE | --fit-all] [--what states|actions]\n"

@@ -247,3 +247,34 @@ bool ns_plan_ops_valid(const ns_task *t, const int *ops, int n)
     free(s);
     return ok;
 }
+
+int ns_plan_eliminate(const ns_task *t, int *ops, int n)
+{
+    if (n <= 0 || n > NS_ELIMINATE_MAX_STEPS) return n;
+    const size_t W = (size_t)t->nwords;
+    ns_word *pre = ns_xmalloc(2 * W * sizeof *pre), *cur = pre + W; /* the state before step i; a trial */
+    bool *gone = ns_xcalloc((size_t)n, sizeof *gone);
+    memcpy(pre, t->init, W * sizeof *pre);
+    int i = 0;
+    while (i < n) {
+        memcpy(cur, pre, W * sizeof *cur);
+        gone[i] = true;
+        for (int j = i + 1; j < n; j++) {
+            if (ns_task_applicable(t, ops[j], cur)) ns_task_apply(t, ops[j], cur, cur);
+            else gone[j] = true;
+        }
+        if (ns_task_is_goal(t, cur)) { /* keep the rest; step i now holds the next kept step */
+            int m = 0;
+            for (int j = 0; j < n; j++)
+                if (!gone[j]) ops[m++] = ops[j];
+            n = m;
+        } else {
+            ns_task_apply(t, ops[i], pre, pre);
+            i++;
+        }
+        memset(gone, 0, (size_t)n * sizeof *gone);
+    }
+    free(gone);
+    free(pre);
+    return n;
+}

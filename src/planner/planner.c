@@ -1,5 +1,6 @@
 /* planner.c — beam decoding and model-guided search over γ (see planner.h). */
 #include "nextstate/planner/planner.h"
+#include "nextstate/core/plan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -498,6 +499,15 @@ static ns_status guided(ctx *c, const ns_planner_opts *o, ns_error *err)
 
 static int count_objects(const ns_task *t) { return t->problem ? t->problem->nobjects : 0; }
 
+/* A found plan without its redundant steps, unless the caller wants it raw. */
+static void finish_plan(const ns_task *t, const ns_planner_opts *o, ns_planner_result *r)
+{
+    if (r->status != NS_OK || !r->plan || o->raw_plan) return;
+    int n = ns_plan_eliminate(t, r->plan, r->plan_len);
+    r->eliminated = r->plan_len - n;
+    r->plan_len = n;
+}
+
 ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
                           ns_error *err)
 {
@@ -535,6 +545,7 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
     }
     ctx_close(&c);
     r->status = st;
+    finish_plan(t, o, r);
     r->seconds = ns_cpu_now() - t0;
     return st;
 }
@@ -597,6 +608,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     ns_search_result_free(&sr);
     ns_evaluator_free(&ev);
     r->status = st;
+    finish_plan(t, o, r);
     r->seconds = ns_cpu_now() - t0;
     return st;
 }

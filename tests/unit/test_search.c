@@ -885,6 +885,69 @@ static void test_gbfs_preferred(void)
     ns_buf_free(&b);
 }
 
+/* ---- greedy action elimination ---- */
+
+static int op_named(const ns_task *t, const char *name)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    int found = -1;
+    for (int i = 0; i < t->nops && found < 0; i++) {
+        b.len = 0;
+        ns_task_op_str(t, i, &b);
+        if (!strcmp(b.data, name)) found = i;
+    }
+    ns_buf_free(&b);
+    return found;
+}
+
+static void test_plan_eliminate(void)
+{
+    loaded L;
+    if (!load(&L, BLOCKS, SUSSMAN)) {
+        CHECK(0);
+        return;
+    }
+    ns_search_result r = solve(&L.t, NS_SEARCH_ASTAR, NS_H_LMCUT);
+    CHECK(r.status == NS_OK && r.plan_len == 6);
+    int opt[6], n = r.plan_len;
+    memcpy(opt, r.plan, sizeof opt);
+    ns_search_result_free(&r);
+    /* an optimal plan has nothing to drop */
+    int p[16];
+    memcpy(p, opt, sizeof opt);
+    CHECK(ns_plan_eliminate(&L.t, p, n) == 6 && !memcmp(p, opt, sizeof opt));
+    /* a detour before the plan (b picked up and put down again) and one after the goal (a unstacked
+       and stacked back): both dropped, the optimal plan left */
+    int up = op_named(&L.t, "(pick-up b)"), down = op_named(&L.t, "(put-down b)");
+    int off = op_named(&L.t, "(unstack a b)"), on = op_named(&L.t, "(stack a b)");
+    CHECK(up >= 0 && down >= 0 && off >= 0 && on >= 0);
+    p[0] = up, p[1] = down;
+    memcpy(p + 2, opt, sizeof opt);
+    p[8] = off, p[9] = on;
+    CHECK(plan_check(&L.t, p, 10) == 10);
+    int m = ns_plan_eliminate(&L.t, p, 10);
+    CHECK(m == 6 && !memcmp(p, opt, sizeof opt));
+    CHECK(plan_check(&L.t, p, m) == 6);
+    unload(&L);
+    /* GBFS plans of larger tasks: still valid, never costlier */
+    const char *doms[] = {LOGISTICS, GRIPPER, BLOCKS}, *probs[] = {LOGISTICS2, GRIPPER4, BLOCKS4};
+    for (int k = 0; k < 3; k++) {
+        if (!load(&L, doms[k], probs[k])) {
+            CHECK(0);
+            continue;
+        }
+        ns_search_result g = solve(&L.t, NS_SEARCH_GBFS, NS_H_FF);
+        CHECK(g.status == NS_OK);
+        long before = plan_check(&L.t, g.plan, g.plan_len);
+        int len = ns_plan_eliminate(&L.t, g.plan, g.plan_len);
+        long after = plan_check(&L.t, g.plan, len);
+        CHECK(before >= 0 && after >= 0 && after <= before && len <= g.plan_len);
+        ns_search_result_free(&g);
+        unload(&L);
+    }
+}
+
 int main(void)
 {
     NS_RUN(test_h_fork);
@@ -904,6 +967,7 @@ int main(void)
     NS_RUN(test_search_limits);
     NS_RUN(test_search_deterministic);
     NS_RUN(test_gbfs_preferred);
+    NS_RUN(test_plan_eliminate);
     if (ns_test_benchmarks())
         NS_RUN(test_benchmarks_optimal);
     else

@@ -62,6 +62,8 @@ typedef struct ns_planner_opts {
     const ns_predictor *prefer; /* learned heuristics, GUIDED: a next-state model (not
                             recurrent) whose choice among h^FF's helpful actions (the
                             successors nearest its prediction) is preferred; NULL: all */
+    bool raw_plan;       /* the search's plan as found; false (default): its redundant
+                            steps dropped (ns_plan_eliminate) */
 } ns_planner_opts;
 
 typedef struct ns_planner_result {
@@ -74,6 +76,7 @@ typedef struct ns_planner_result {
     double seconds;    /* CPU */
     double model_seconds; /* CPU inside the model and the encoder */
     int width;         /* the beam width that found the plan (BEAM, RESTART) */
+    int eliminated;    /* redundant steps dropped from the search's plan */
 } ns_planner_result;
 
 void ns_planner_opts_default(ns_planner_opts *o);
