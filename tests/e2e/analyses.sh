@@ -6,7 +6,7 @@
 # with numbers that add up; the plots when matplotlib is there; and the CLI pieces' errors.
 . "$(dirname "$0")/lib.bash"
 cd "$(dirname "$0")/../.."
-PY=/usr/bin/python3
+PY=$EXP_PY
 "$PY" -c 'import numpy' 2>/dev/null || { echo "skip: no numpy for $PY"; exit 77; }
 for d in ferry blocksworld; do
     mkdir -p "$TMP/root/$d/p"

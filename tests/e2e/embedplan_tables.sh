@@ -8,7 +8,7 @@
 cd "$(dirname "$0")/../.."
 nsbin=$(realpath -m "$NS")
 OUT="$TMP/t"
-QUICK=1 NS_BIN="$nsbin" bash experiments/embedplan_tables.sh "$OUT" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "embedplan_tables.sh"; }
+QUICK=1 NS_BIN="$nsbin" PYTHON="$EXP_PY" bash experiments/embedplan_tables.sh "$OUT" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "embedplan_tables.sh"; }
 grep -qi traceback "$TMP/log" && { cat "$TMP/log"; fail "python error"; }
 for f in results.json results.csv results.md; do [ -s "$OUT/$f" ] || fail "no $f"; done
 python3 - "$OUT" <<'PY' || fail "results.json"
@@ -42,7 +42,7 @@ for p in interpolation plan-variant extrapolation; do
 done
 [ "$(grep -c '^| \*\*mean ± SE over domains\*\*' "$OUT/results.md")" -eq 3 ] || fail "mean rows"
 # the plot, or the note that there is none (asked of the interpreter the script plots with: lib.sh's)
-if "${PLOT_PYTHON:-${PYTHON:-/usr/bin/python3}}" -c 'import matplotlib' 2>/dev/null; then [ -s "$OUT/hit5.png" ] || fail "no hit5.png"
+if "${PLOT_PYTHON:-$EXP_PY}" -c 'import matplotlib' 2>/dev/null; then [ -s "$OUT/hit5.png" ] || fail "no hit5.png"
 else grep -q 'matplotlib not installed: no plot' "$TMP/log" || fail "no plot note"; fi
 # resumed: nothing is trained again, the tables come out the same
 cp "$OUT/results.csv" "$TMP/before.csv"

@@ -5,6 +5,14 @@ NS=${NS_BIN:-build/nextstate}
 BENCH=${NEXTSTATE_BENCHMARKS:-../shared/benchmarks}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# The Python the experiment scripts use (experiments/lib.sh): $PYTHON, else the venv deps.sh makes
+# (numpy, matplotlib), else Debian's
+EXP_PY=${PYTHON:-}
+if [ -z "$EXP_PY" ]; then
+    EXP_PY=/usr/bin/python3
+    _venv=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/venv/bin/python
+    [ -x "$_venv" ] && EXP_PY=$_venv
+fi
 fail() { echo "FAIL: $*"; exit 1; }
 # expect_exit CODE CMD… : runs CMD, checks its exit code
 expect_exit() {
