@@ -6,7 +6,7 @@
  * clearly more accurate than a single bfloat16 product (which the bound
  * would fail).
  * The activation products (_nt, _nn) on sizes off the multiples of 32, and
- * _nn adding onto y.
+ * _nn adding onto y.  Outputs large enough to be streamed past the caches.
  * The products skip on CPUs without AMX. */
 #include "nextstate/util/tilegemm.h"
 
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nextstate/util/util.h"
 #include "test.h"
 
 static void fill(float *x, size_t n, float a, uint32_t seed)
@@ -131,6 +132,42 @@ static void test_tilegemm_activations(void)
         }
 }
 
+/* An output of 8 MiB and more is streamed past the caches (whole aligned
+ * line pairs): into a cache-line-aligned y it must equal, bit for bit, the
+ * same product into a y one float off (no streaming), leave the columns past
+ * n alone, and keep the accuracy bound (sampled rows). */
+static void test_tilegemm_stream(void)
+{
+    const int rows = 2050, k = 40, n = 1040, ldy = 1056; /* 8.3 MiB; the last 16 outputs of each row not streamed */
+    float *x = malloc((size_t)rows * k * sizeof *x), *W = malloc((size_t)n * k * sizeof *W);
+    float *b = malloc((size_t)n * sizeof *b);
+    float *ya = ns_xaligned((size_t)rows * ldy * sizeof *ya), *raw = malloc(((size_t)rows * ldy + 1) * sizeof *raw);
+    float *yu = raw + 1;
+    uint16_t *P = malloc(ns_tilegemm_size(n, k) * sizeof *P);
+    fill(x, (size_t)rows * k, 2.0f, 5), fill(W, (size_t)n * k, 0.3f, 6), fill(b, (size_t)n, 1.0f, 7);
+    ns_tilegemm_pack(P, W, n, k);
+    for (size_t i = 0; i < (size_t)rows * ldy; i++) ya[i] = yu[i] = NAN;
+    ns_tilegemm(ya, ldy, x, k, rows, k, n, P, b);
+    ns_tilegemm(yu, ldy, x, k, rows, k, n, P, b);
+    CHECK(!memcmp(ya, yu, (size_t)rows * ldy * sizeof *ya) || rows == 0);
+    double worst = 0;
+    for (int r = 0; r < rows; r++) {
+        for (int o = n; o < ldy; o++) CHECK(isnan(ya[(size_t)r * ldy + o]));
+        if (r % 41 && r != rows - 1) continue;
+        for (int o = 0; o < n; o++) {
+            double exact = b[o], mag = 1e-30;
+            for (int i = 0; i < k; i++) {
+                double t = (double)x[(size_t)r * k + i] * W[(size_t)o * k + i];
+                exact += t, mag += fabs(t);
+            }
+            double e = fabs(ya[(size_t)r * ldy + o] - exact) / mag;
+            worst = e > worst || isnan(e) ? e : worst;
+        }
+    }
+    CHECK(worst <= 3.0 * ldexp(1.0, -18) + 3.0 * k * ldexp(1.0, -24));
+    free(x), free(W), free(b), free(ya), free(raw), free(P);
+}
+
 static void test_tilegemm_shapes(void)
 {
     CHECK(ns_tilegemm_size(32, 32) == 2048);
@@ -147,9 +184,11 @@ int main(void)
     if (ns_tilegemm_usable()) {
         NS_RUN(test_tilegemm_accuracy);
         NS_RUN(test_tilegemm_activations);
+        NS_RUN(test_tilegemm_stream);
     } else {
         NS_SKIP(test_tilegemm_accuracy, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
         NS_SKIP(test_tilegemm_activations, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
+        NS_SKIP(test_tilegemm_stream, "no AMX bfloat16 on this CPU (or no tile state from the kernel)");
     }
     return ns_test_summary("test_tilegemm");
 }
