@@ -853,19 +853,21 @@ static PyObject *model_save(ModelObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* _plan(task, algo, width, max_steps, time_limit, memory_limit) -> dict, as
+/* _plan(task, algo, width, max_steps, time_limit, memory_limit, raw_plan) -> dict, as
  * `nextstate plan` plans one problem (its plan checked with γ). */
 static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"task", "algo", "width", "max_steps", "time_limit", "memory_limit", NULL};
+    static char *kwlist[] = {"task", "algo", "width", "max_steps", "time_limit", "memory_limit", "raw_plan", NULL};
     PyObject *to;
     const char *algo = NULL;
     ns_planner_opts o;
     ns_planner_opts_default(&o);
     Py_ssize_t ml = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ziidn", kwlist, &to, &algo, &o.width, &o.max_steps, &o.time_limit,
-                                     &ml))
+    int raw = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ziidnp", kwlist, &to, &algo, &o.width, &o.max_steps, &o.time_limit,
+                                     &ml, &raw))
         return NULL;
+    o.raw_plan = raw != 0;
     if (!model_ready(self)) return NULL;
     TaskObject *t = as_task(to);
     if (!t) return NULL;
@@ -910,11 +912,11 @@ static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
     int n = st == NS_OK && r.plan ? r.plan_len : 0;
     PyObject *plan = PyList_New(n);
     for (int i = 0; plan && i < n; i++) PyList_SET_ITEM(plan, i, PyLong_FromLong(r.plan[i]));
-    PyObject *out = plan ? Py_BuildValue("{s:s,s:O,s:N,s:i,s:s,s:i,s:l,s:l,s:d,s:d}", "status", ns_status_name(st),
+    PyObject *out = plan ? Py_BuildValue("{s:s,s:O,s:N,s:i,s:s,s:i,s:l,s:l,s:i,s:d,s:d}", "status", ns_status_name(st),
                                          "solved", st == NS_OK ? Py_True : Py_False, "plan", plan, "plan_length",
                                          st == NS_OK ? r.plan_len : -1, "algo", name, "width", r.width, "expanded",
-                                         r.expanded, "predictions", r.predictions, "seconds", r.seconds,
-                                         "model_seconds", r.model_seconds)
+                                         r.expanded, "predictions", r.predictions, "eliminated", r.eliminated,
+                                         "seconds", r.seconds, "model_seconds", r.model_seconds)
                          : NULL;
     ns_planner_result_free(&r);
     return out;

@@ -46,6 +46,10 @@ def test_plan_larger_problem(hwl, tmp_path):
     assert v["valid"] and v["length"] == len(r["plan"])
     assert t.validate(t.plan_text(r["plan"]))["valid"]
     assert r["plan_names"][0] == t.op_name(r["plan"][0])
+    # the search's own plan: the same search, its redundant steps kept (what the default dropped)
+    raw = hwl.plan(t, algo="guided", time_limit=30, raw_plan=True)
+    assert raw["eliminated"] == 0 and t.validate(raw["plan"])["valid"]
+    assert raw["plan_length"] - r["plan_length"] == r["eliminated"] >= 0
     # GBFS on h alone (WL-GOOSE's search), the LAMA searches (h beside h^FF and h^LM, or in h^FF's place) and
     # the default (the model's own choice, made by learn) on a problem of the training size
     small = bw_task(tmp_path, 6, 9)
