@@ -16,9 +16,7 @@ int cli_embed_stats(const char *model, const char *domains, ns_prompt_layout lay
     if (ns_embed_model_load(&m, model, &err) != NS_OK) return cli_report(&err);
     int rc = 0;
     const int L = ns_bert_config_of(m)->max_seq_length;
-    if (!json)
-        printf("%-28s %7s %6s %6s %6s %6s %7s %12s %8s %8s %8s %8s\n", ns_prompt_layout_name(layout), "prompts",
-               "min", "median", "p90", "max", "> max", "state start", "state", "cut", "lost", "merged");
+    bool header = false; /* printed with the first row: an error before it comes alone */
     for (int di = 0; di < ndirs && !rc; di++) {
         const char *dir = dirs[di];
         ns_prompt_stats q;
@@ -31,6 +29,11 @@ int cli_embed_stats(const char *model, const char *domains, ns_prompt_layout lay
             ns_prompt_stats_json(&j, &q, dir, dom.data, ns_bert_config_of(m)->name, layout);
             printf("%s\n", j.data);
         } else {
+            if (!header)
+                printf("%-28s %7s %6s %6s %6s %6s %7s %12s %8s %8s %8s %8s\n", ns_prompt_layout_name(layout),
+                       "prompts", "min", "median", "p90", "max", "> max", "state start", "state", "cut", "lost",
+                       "merged");
+            header = true;
             printf("%-28s %7lld %6d %6d %6d %6d %6.1f%% %12d %8d %7.1f%% %7.1f%% %7.1f%%\n", dom.data,
                    (long long)q.prompts, q.min, q.median, q.p90, q.max, 100.0 * q.over_max, q.state_start_median,
                    q.state_tokens_median, 100.0 * q.state_cut, 100.0 * q.state_lost, 100.0 * q.merged);

@@ -75,3 +75,4 @@ MODEL_ABS=$(realpath "$MODEL") DS_ABS=$(realpath "$TMP/ferry") NS_ABS=$(realpath
 cmp -s "$TMP/elsewhere.json" "$TMP/paper.json" || fail "embed stats outside the repository differs"
 NEXTSTATE_DOMAINS="$TMP/no-such-folder" expect_exit 32 "$NS" embed stats "$TMP/ferry" --model "$MODEL"
 grep -q "no-such-folder: cannot open the prompt templates' folder" "$TMP/err" || fail "missing templates: $(cat "$TMP/err")"
+[ ! -s "$TMP/out" ] || fail "a table header before the error: $(cat "$TMP/out")"
