@@ -42,7 +42,7 @@ static void run(const char *what, int kind, int m, int k, int n, int repeat, dou
         if (kind == VALUES) ns_sgemm(false, false, m, n, k, 1.0f, a, k, b, n, 0.0f, ys, n);
         else ns_sgemm(false, true, m, n, k, 1.0f, a, k, b, k, 0.0f, ys, n);
         double t1 = bench_cpu_now();
-        if (kind == LINEAR) ns_tilegemm(yt, n, a, k, m, k, n, P, NULL);
+        if (kind == LINEAR) ns_tilegemm(yt, n, a, k, m, k, n, P, NULL, NULL);
         else if (kind == SCORES) ns_tilegemm_nt(yt, n, a, k, m, b, k, n, k, 1.0f);
         else ns_tilegemm_nn(yt, n, a, k, m, b, n, k, n, 1.0f, false);
         double t2 = bench_cpu_now();

@@ -74,12 +74,14 @@ static void layer_norm(float *out, const float *x, int rows, int h, const float 
 }
 
 /* y[rows, n] = x[rows, k] · Wᵀ + b, W stored [n, k] (PyTorch Linear); row
- * strides ldx, ldy; through the tiles when W has a packing tw. */
+ * strides ldx, ldy; through the tiles when W has a packing tw (act, if not
+ * NULL, applied as the tiles write each run of outputs; the caller applies
+ * it otherwise). */
 static void linear(float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const float *w, const float *b,
-                   const uint16_t *tw)
+                   const uint16_t *tw, ns_tile_act act)
 {
     if (tw) {
-        ns_tilegemm(y, ldy, x, ldx, rows, k, n, tw, b);
+        ns_tilegemm(y, ldy, x, ldx, rows, k, n, tw, b, act);
         return;
     }
     for (int r = 0; r < rows; r++) memcpy(y + (size_t)r * ldy, b, (size_t)n * sizeof *y);
@@ -105,6 +107,10 @@ NS_VEC_CLONES static void gelu(float *out, const float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) out[i] = 0.5f * x[i] * (1.0f + ns_fast_erff(x[i] * 0.70710678118654752f));
 }
+
+/* GELU in place on one run of outputs, as the tiles write them (the same
+ * elementwise arithmetic as gelu over the whole matrix: the same bits). */
+static void gelu_run(float *v, int n) { gelu(v, v, (size_t)n); }
 
 /* In-place softmax of row[0..n), e^x by fastmath.h (≤ 1 ulp); the max and
  * the sum in 16 interleaved partials so that the loops vectorise (the max is
@@ -308,21 +314,22 @@ void ns_bert_forward_lora(const ns_bert *m, const ns_bert_lora *lora, int n, con
         float *h2 = tape ? tape->h2 + l * TH : x, *xout = tape ? tape->x + (l + 1) * TH : x;
         float *xal = tape && r ? tape->xa + (size_t)l * NS_BERT_NTARGETS * T * r : xa;
         size_t xs = tape ? T * r : 0; /* the tape keeps x·Aᵀ per target */
-        linear(q, 3 * H, xin, H, (int)T, H, 3 * H, w->wqkv, w->bqkv, w->twqkv);
+        linear(q, 3 * H, xin, H, (int)T, H, 3 * H, w->wqkv, w->bqkv, w->twqkv, NULL);
         for (int t = NS_BERT_Q; t <= NS_BERT_V; t++) lora_add(lora, l, t, q + t * H, 3 * H, xin, (int)T, H, xal, xs);
         size_t off = 0;
         for (int i = 0; i < n; i++) {
             attention(m, lens[i], q + off * 3 * H, cx + off * H, s);
             off += (size_t)lens[i];
         }
-        linear(tmp, H, cx, H, (int)T, H, H, w->wo, w->bo, w->two);
+        linear(tmp, H, cx, H, (int)T, H, H, w->wo, w->bo, w->two, NULL);
         lora_add(lora, l, NS_BERT_O, tmp, H, cx, (int)T, H, xal, xs);
         for (size_t k = 0; k < TH; k++) h1[k] = xin[k] + tmp[k];
         layer_norm(x, h1, (int)T, H, w->ln1_g, w->ln1_b, c->layer_norm_eps, tape ? tape->m1 + l * T : NULL,
                    tape ? tape->r1 + l * T : NULL);
-        linear(u, I, x, H, (int)T, H, I, w->w1, w->b1, w->tw1);
-        gelu(inter, u, TI);
-        linear(tmp, H, inter, I, (int)T, I, H, w->w2, w->b2, w->tw2);
+        const bool fused = w->tw1 && !tape; /* u is inter: GELU as the tiles write it */
+        linear(u, I, x, H, (int)T, H, I, w->w1, w->b1, w->tw1, fused ? gelu_run : NULL);
+        if (!fused) gelu(inter, u, TI);
+        linear(tmp, H, inter, I, (int)T, I, H, w->w2, w->b2, w->tw2, NULL);
         for (size_t k = 0; k < TH; k++) h2[k] = x[k] + tmp[k];
         layer_norm(xout, h2, (int)T, H, w->ln2_g, w->ln2_b, c->layer_norm_eps, tape ? tape->m2 + l * T : NULL,
                    tape ? tape->r2 + l * T : NULL);

@@ -109,7 +109,8 @@ __attribute__((target("amx-tile"))) static void tiles_on(void)
  * 64-byte-aligned line pairs are written around the caches (no read for
  * ownership: an output far larger than the caches, written once, read later). */
 __attribute__((target("avx512f"))) static void finish(float *y, int ldy, const float (*sums)[32], int rows, int nb,
-                                                       int n, const float *b, float alpha, bool add, bool stream)
+                                                       int n, const float *b, float alpha, bool add, bool stream,
+                                                       ns_tile_act act)
 {
     const __mmask16 m0 = lanes(n - nb * 32), m1 = lanes(n - nb * 32 - 16);
     const __m512 va = _mm512_set1_ps(alpha);
@@ -119,6 +120,13 @@ __attribute__((target("avx512f"))) static void finish(float *y, int ldy, const f
         float *o = y + (size_t)r * ldy + nb * 32;
         __m512 v0 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r]), va, b0),
                v1 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r] + 16), va, b1);
+        if (act) {
+            float v[32];
+            _mm512_storeu_ps(v, v0);
+            _mm512_storeu_ps(v + 16, v1);
+            act(v, 32);
+            v0 = _mm512_loadu_ps(v), v1 = _mm512_loadu_ps(v + 16);
+        }
         if (add) {
             v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, o));
             v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, o + 16));
@@ -153,7 +161,7 @@ __attribute__((target("amx-tile,amx-bf16"), always_inline)) static inline void b
  * output runs). */
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static void product(
     float *y, int ldy, const uint16_t *xh, const uint16_t *xl, int R, int R16, int kp, int n, const uint16_t *packed,
-    const float *b, float alpha, bool add, bool stream)
+    const float *b, float alpha, bool add, bool stream, ns_tile_act act)
 {
     const int KB = kp / 32;
     float sums[2][32][32];
@@ -185,7 +193,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
                 block_products();
                 if (kb == 0 && pend_rows) { /* the previous block's outputs while the tiles work */
                     finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n,
-                           b, alpha, add, stream);
+                           b, alpha, add, stream, act);
                     pend_rows = 0;
                 }
             }
@@ -200,7 +208,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
             const uint16_t *ah = xh + (size_t)rb * kp, *al = xl + (size_t)rb * kp;
             if (pend_rows) {
                 finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n, b,
-                       alpha, add, stream);
+                       alpha, add, stream, act);
                 pend_rows = 0;
             }
             _tile_zero(0);
@@ -222,17 +230,18 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
             }
             _tile_stored(0, &sums[cur][0][0], sizeof sums[cur][0]);
             _tile_stored(1, &sums[cur][0][16], sizeof sums[cur][0]);
-            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums[cur], R - rb, nb, n, b, alpha, add, stream);
+            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums[cur], R - rb, nb, n, b, alpha, add, stream, act);
         }
     }
     if (pend_rows)
         finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n, b, alpha, add,
-               stream);
+               stream, act);
     if (stream) _mm_sfence(); /* the streamed lines ordered before the caller's reads of y */
 }
 
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm(
-    float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed, const float *b)
+    float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed, const float *b,
+    ns_tile_act act)
 {
     if (rows <= 0) return;
     tiles_on();
@@ -242,7 +251,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     for (int r0 = 0; r0 < rows; r0 += CHUNK) {
         int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
         split_tiles(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, kp);
-        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f, false, stream);
+        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f, false, stream, act);
     }
     _tile_release();
     free(xh);
@@ -331,7 +340,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_rows(wh, wl, b, ldb, n, np, k, kp);
     pack_split(P, wh, wl, np, kp);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, false, false);
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, false, false, NULL);
     _tile_release();
     free(xh);
 }
@@ -346,7 +355,7 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_tiles(xh, xl, a, lda, m, m16, k, kp);
     pack_rows(P, b, ldb, k, n, kp, np);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, add, false);
+    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, add, false, NULL);
     _tile_release();
     free(xh);
 }
@@ -355,9 +364,9 @@ bool ns_amx_granted(void) { return false; }
 bool ns_tilegemm_usable(void) { return false; }
 
 void ns_tilegemm(float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed,
-                 const float *b)
+                 const float *b, ns_tile_act act)
 {
-    (void)y, (void)ldy, (void)x, (void)ldx, (void)rows, (void)k, (void)n, (void)packed, (void)b;
+    (void)y, (void)ldy, (void)x, (void)ldx, (void)rows, (void)k, (void)n, (void)packed, (void)b, (void)act;
     abort(); /* callers ask ns_tilegemm_usable first */
 }
 

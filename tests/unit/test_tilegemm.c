@@ -47,7 +47,7 @@ static void run(int rows, int k, int n, int ldx, bool bias, double *err3, double
     fill(b, (size_t)n, 1.0f, 99);
     ns_tilegemm_pack(P, W, n, k);
     for (size_t i = 0; i < (size_t)rows * (n + 3); i++) y[i] = NAN; /* columns n … n + 2: must stay untouched */
-    ns_tilegemm(y, n + 3, x, ldx, rows, k, n, P, bias ? b : NULL);
+    ns_tilegemm(y, n + 3, x, ldx, rows, k, n, P, bias ? b : NULL, NULL);
     *err3 = *err1 = 0;
     for (int r = 0; r < rows; r++) {
         for (int o = 0; o < n; o++) {
@@ -147,8 +147,8 @@ static void test_tilegemm_stream(void)
     fill(x, (size_t)rows * k, 2.0f, 5), fill(W, (size_t)n * k, 0.3f, 6), fill(b, (size_t)n, 1.0f, 7);
     ns_tilegemm_pack(P, W, n, k);
     for (size_t i = 0; i < (size_t)rows * ldy; i++) ya[i] = yu[i] = NAN;
-    ns_tilegemm(ya, ldy, x, k, rows, k, n, P, b);
-    ns_tilegemm(yu, ldy, x, k, rows, k, n, P, b);
+    ns_tilegemm(ya, ldy, x, k, rows, k, n, P, b, NULL);
+    ns_tilegemm(yu, ldy, x, k, rows, k, n, P, b, NULL);
     CHECK(!memcmp(ya, yu, (size_t)rows * ldy * sizeof *ya) || rows == 0);
     double worst = 0;
     for (int r = 0; r < rows; r++) {

@@ -44,11 +44,15 @@ size_t ns_tilegemm_size(int n, int k);
  * (ns_tilegemm_size(n, k) elements).  Only where ns_tilegemm_usable(). */
 void ns_tilegemm_pack(uint16_t *dst, const float *W, int n, int k);
 
-/* y[rows × n] (row stride ldy) = x[rows × k] (row stride ldx) · Wᵀ + b
- * (b may be NULL), W packed by ns_tilegemm_pack.  Only where
- * ns_tilegemm_usable() said yes. */
+/* An activation applied in place to v[0, n) (elementwise). */
+typedef void (*ns_tile_act)(float *v, int n);
+
+/* y[rows × n] (row stride ldy) = act(x[rows × k] (row stride ldx) · Wᵀ + b)
+ * (b may be NULL; act NULL: none, else applied to runs of 32 outputs of a
+ * row as they are written, 32 lanes even where n ends inside the run), W
+ * packed by ns_tilegemm_pack.  Only where ns_tilegemm_usable() said yes. */
 void ns_tilegemm(float *y, int ldy, const float *x, int ldx, int rows, int k, int n, const uint16_t *packed,
-                 const float *b);
+                 const float *b, ns_tile_act act);
 
 /* Products of two activations (attention), any sizes (zero-padded to
  * multiples of 32 inside), the same bf16x3 arithmetic; only where
