@@ -68,10 +68,9 @@ int cmd_solve(int argc, char **argv)
     }
     ns_search_result r;
     ns_search(&ct.task, &o, &r);
-    if (r.status == NS_OK && eliminate) { /* the plan without its redundant steps */
-        r.plan_len = ns_plan_eliminate(&ct.task, r.plan, r.plan_len);
-        r.plan_cost = 0;
-        for (int i = 0; i < r.plan_len; i++) r.plan_cost += ct.task.ops[r.plan[i]].cost;
+    if (r.status == NS_OK && eliminate) { /* the plan without its redundant steps, within the limit */
+        r.plan_len = ns_plan_eliminate(&ct.task, r.plan, r.plan_len, lim.time_limit > 0 ? lim.time_limit : 0);
+        r.plan_cost = ns_plan_ops_cost(&ct.task, r.plan, r.plan_len);
     }
     if (r.status == NS_OK) {
         ns_buf plan;

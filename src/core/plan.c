@@ -76,15 +76,20 @@ void ns_plan_free(ns_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-void ns_plan_write_ops(const ns_task *t, const int *ops, int n, ns_buf *out)
+long ns_plan_ops_cost(const ns_task *t, const int *ops, int n)
 {
     long cost = 0;
+    for (int i = 0; i < n; i++) cost += t->ops[ops[i]].cost;
+    return cost;
+}
+
+void ns_plan_write_ops(const ns_task *t, const int *ops, int n, ns_buf *out)
+{
     for (int i = 0; i < n; i++) {
         ns_task_op_str(t, ops[i], out);
         ns_buf_putc(out, '\n');
-        cost += t->ops[ops[i]].cost;
     }
-    ns_buf_printf(out, "; cost = %ld (%s)\n", cost, t->unit_cost ? "unit cost" : "general cost");
+    ns_buf_printf(out, "; cost = %ld (%s)\n", ns_plan_ops_cost(t, ops, n), t->unit_cost ? "unit cost" : "general cost");
 }
 
 /* "(pred a b)" of a lifted literal under the step's arguments. */
@@ -248,15 +253,15 @@ bool ns_plan_ops_valid(const ns_task *t, const int *ops, int n)
     return ok;
 }
 
-int ns_plan_eliminate(const ns_task *t, int *ops, int n)
+int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
 {
-    if (n <= 0 || n > NS_ELIMINATE_MAX_STEPS) return n;
+    if (n <= 0) return n;
     const size_t W = (size_t)t->nwords;
     ns_word *pre = ns_xmalloc(2 * W * sizeof *pre), *cur = pre + W; /* the state before step i; a trial */
     bool *gone = ns_xcalloc((size_t)n, sizeof *gone);
     memcpy(pre, t->init, W * sizeof *pre);
     int i = 0;
-    while (i < n) {
+    while (i < n && !(deadline > 0 && ns_cpu_now() > deadline)) { /* a clock read per O(n) trial */
         memcpy(cur, pre, W * sizeof *cur);
         gone[i] = true;
         for (int j = i + 1; j < n; j++) {

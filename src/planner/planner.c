@@ -499,11 +499,12 @@ static ns_status guided(ctx *c, const ns_planner_opts *o, ns_error *err)
 
 static int count_objects(const ns_task *t) { return t->problem ? t->problem->nobjects : 0; }
 
-/* A found plan without its redundant steps, unless the caller wants it raw. */
-static void finish_plan(const ns_task *t, const ns_planner_opts *o, ns_planner_result *r)
+/* A found plan without its redundant steps (within the time limit, counted
+ * from t0), unless the caller wants it raw. */
+static void finish_plan(const ns_task *t, const ns_planner_opts *o, double t0, ns_planner_result *r)
 {
     if (r->status != NS_OK || !r->plan || o->raw_plan) return;
-    int n = ns_plan_eliminate(t, r->plan, r->plan_len);
+    int n = ns_plan_eliminate(t, r->plan, r->plan_len, o->time_limit > 0 ? t0 + o->time_limit : 0);
     r->eliminated = r->plan_len - n;
     r->plan_len = n;
 }
@@ -545,7 +546,7 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
     }
     ctx_close(&c);
     r->status = st;
-    finish_plan(t, o, r);
+    finish_plan(t, o, t0, r);
     r->seconds = ns_cpu_now() - t0;
     return st;
 }
@@ -608,7 +609,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     ns_search_result_free(&sr);
     ns_evaluator_free(&ev);
     r->status = st;
-    finish_plan(t, o, r);
+    finish_plan(t, o, t0, r);
     r->seconds = ns_cpu_now() - t0;
     return st;
 }

@@ -49,6 +49,15 @@ bool ns_tilegemm_usable(void)
 /* The first n of 16 lanes (none for n ≤ 0). */
 static inline __mmask16 lanes(int n) { return n >= 16 ? 0xffff : n > 0 ? (__mmask16)((1u << n) - 1u) : 0; }
 
+/* v = hi + lo in bfloat16 (round to nearest even): 16 floats into two runs of 16. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"), always_inline)) static inline void split16(__m512 v, __m256i *hi,
+                                                                                                   __m256i *lo)
+{
+    *hi = (__m256i)_mm512_cvtneps_pbh(v);
+    __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(*hi), 16));
+    *lo = (__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back));
+}
+
 /* rows [0, R) of x (stride ldx, its first k inputs) into xh, xl [R16 × kp]
  * (kp = k rounded up to 32; inputs k … kp and rows R … R16 zero). */
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_rows(uint16_t *xh, uint16_t *xl,
@@ -59,10 +68,8 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_rows(ui
         const float *row = x + (size_t)r * ldx;
         uint16_t *h = xh + (size_t)r * kp, *l = xl + (size_t)r * kp;
         for (int i = 0; i < kp; i += 16) {
-            __m512 v = _mm512_maskz_loadu_ps(lanes(k - i), row + i);
-            __m256i vh = (__m256i)_mm512_cvtneps_pbh(v);
-            __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(vh), 16));
-            __m256i vl = (__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back));
+            __m256i vh, vl;
+            split16(_mm512_maskz_loadu_ps(lanes(k - i), row + i), &vh, &vl);
             _mm256_storeu_si256((__m256i *)(void *)(h + i), vh);
             _mm256_storeu_si256((__m256i *)(void *)(l + i), vl);
         }
@@ -84,10 +91,8 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void split_tiles(u
         const float *row = x + (size_t)r * ldx;
         const size_t base = (size_t)(r / 16) * KB * TILE + (size_t)(r % 16) * 32;
         for (int i = 0; i < kp; i += 16) {
-            __m512 v = r < R ? _mm512_maskz_loadu_ps(lanes(k - i), row + i) : _mm512_setzero_ps();
-            __m256i vh = (__m256i)_mm512_cvtneps_pbh(v);
-            __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(vh), 16));
-            __m256i vl = (__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back));
+            __m256i vh, vl;
+            split16(r < R ? _mm512_maskz_loadu_ps(lanes(k - i), row + i) : _mm512_setzero_ps(), &vh, &vl);
             size_t at = base + (size_t)(i / 32) * TILE + (size_t)(i % 32);
             _mm256_storeu_si256((__m256i *)(void *)(xh + at), vh);
             _mm256_storeu_si256((__m256i *)(void *)(xl + at), vl);
@@ -104,41 +109,62 @@ __attribute__((target("amx-tile"))) static void tiles_on(void)
     _tile_loadconfig(&cfg);
 }
 
-/* The sums of rows [0, rows) of sums (rows ≤ 32, 32 outputs each) into y's
- * outputs 32·nb …: y = alpha · sums + b (+ y when add).  With stream, whole
- * 64-byte-aligned line pairs are written around the caches (no read for
- * ownership: an output far larger than the caches, written once, read later). */
-__attribute__((target("avx512f"))) static void finish(float *y, int ldy, const float (*sums)[32], int rows, int nb,
-                                                       int n, const float *b, float alpha, bool add, bool stream,
-                                                       ns_tile_act act)
+/* Where a product's sums go: y = act(alpha · sums + b) (+ y when add).  With
+ * stream, whole 64-byte-aligned line pairs are written around the caches (no
+ * read for ownership: an output far larger than the caches, written once,
+ * read later). */
+typedef struct outs {
+    float *y;
+    int ldy, n;
+    const float *b;
+    float alpha;
+    bool add, stream;
+    ns_tile_act act;
+} outs;
+
+/* Rows [0, rows) of sums (rows ≤ 32, 32 outputs each) into rows rb … and
+ * outputs 32·nb … of o->y. */
+__attribute__((target("avx512f"))) static void finish(const outs *o, const float (*sums)[32], int rb, int rows, int nb)
 {
-    const __mmask16 m0 = lanes(n - nb * 32), m1 = lanes(n - nb * 32 - 16);
-    const __m512 va = _mm512_set1_ps(alpha);
-    const __m512 b0 = b ? _mm512_maskz_loadu_ps(m0, b + nb * 32) : _mm512_setzero_ps();
-    const __m512 b1 = b ? _mm512_maskz_loadu_ps(m1, b + nb * 32 + 16) : _mm512_setzero_ps();
+    const __mmask16 m0 = lanes(o->n - nb * 32), m1 = lanes(o->n - nb * 32 - 16);
+    const __m512 va = _mm512_set1_ps(o->alpha);
+    const __m512 b0 = o->b ? _mm512_maskz_loadu_ps(m0, o->b + nb * 32) : _mm512_setzero_ps();
+    const __m512 b1 = o->b ? _mm512_maskz_loadu_ps(m1, o->b + nb * 32 + 16) : _mm512_setzero_ps();
     for (int r = 0; r < rows; r++) {
-        float *o = y + (size_t)r * ldy + nb * 32;
+        float *y = o->y + (size_t)(rb + r) * o->ldy + nb * 32;
         __m512 v0 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r]), va, b0),
                v1 = _mm512_fmadd_ps(_mm512_loadu_ps(sums[r] + 16), va, b1);
-        if (act) {
+        if (o->act) {
             float v[32];
             _mm512_storeu_ps(v, v0);
             _mm512_storeu_ps(v + 16, v1);
-            act(v, 32);
+            o->act(v, 32);
             v0 = _mm512_loadu_ps(v), v1 = _mm512_loadu_ps(v + 16);
         }
-        if (add) {
-            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, o));
-            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, o + 16));
+        if (o->add) {
+            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, y));
+            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, y + 16));
         }
-        if (stream && !add && m1 == 0xffff && !((uintptr_t)o & 63)) {
-            _mm512_stream_ps(o, v0);
-            _mm512_stream_ps(o + 16, v1);
+        if (o->stream && !o->add && m1 == 0xffff && !((uintptr_t)y & 63)) {
+            _mm512_stream_ps(y, v0);
+            _mm512_stream_ps(y + 16, v1);
         } else {
-            _mm512_mask_storeu_ps(o, m0, v0);
-            if (m1) _mm512_mask_storeu_ps(o + 16, m1, v1);
+            _mm512_mask_storeu_ps(y, m0, v0);
+            if (m1) _mm512_mask_storeu_ps(y + 16, m1, v1);
         }
     }
+}
+
+/* A block whose sums wait in a buffer for finish (rows 0: none). */
+typedef struct pending {
+    const float (*sums)[32];
+    int rb, rows, nb;
+} pending;
+
+static void finish_pending(const outs *o, pending *p)
+{
+    if (p->rows) finish(o, p->sums, p->rb, p->rows, p->nb);
+    p->rows = 0;
 }
 
 /* The four sums of a 32 × 32 block (tiles 0–3) take the row runs in tiles 4
@@ -151,22 +177,23 @@ __attribute__((target("amx-tile,amx-bf16"), always_inline)) static inline void b
     _tile_dpbf16ps(3, 5, 7);
 }
 
-/* y[R × n] (stride ldy) = alpha · (xh + xl)·Wᵀ + b for the R rows split into
- * xh, xl [R16 × kp] and W packed [np × kp] (np = n rounded up to 32).  Blocks
- * of 32 rows × 32 outputs: tiles 0–3 their four 16 × 16 sums, 4 and 5 the two
- * row runs' xh (then xl), 6 and 7 the two output runs' wh (then wl, then wh
- * again) — twelve tile products for ten tile loads, each sum taking
- * xh·wh, xh·wl, xl·wh in that order; a last block of 16 rows takes the same
- * products with tiles 0–1 (sums), 2–3 (xh, xl) and 4–7 (wh, wl of both
- * output runs). */
+/* o's rows [0, R) from the R rows split into xh, xl in tile order
+ * (split_tiles; R16 rows, kp inputs) and W packed [np × kp] (np = n rounded
+ * up to 32).  Blocks of 32 rows × 32 outputs: tiles 0–3 their four 16 × 16
+ * sums, 4 and 5 the two row runs' xh (then xl), 6 and 7 the two output runs'
+ * wh (then wl, then wh again) — twelve tile products for ten tile loads, each
+ * sum taking xh·wh, xh·wl, xl·wh in that order; a block's outputs are
+ * finished while the next block's first products run.  A last block of 16
+ * rows takes the same products with tiles 0–1 (sums), 2–3 (xh, xl) and 4–7
+ * (wh, wl of both output runs). */
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static void product(
-    float *y, int ldy, const uint16_t *xh, const uint16_t *xl, int R, int R16, int kp, int n, const uint16_t *packed,
-    const float *b, float alpha, bool add, bool stream, ns_tile_act act)
+    const outs *o, const uint16_t *xh, const uint16_t *xl, int R, int R16, int kp, const uint16_t *packed)
 {
     const int KB = kp / 32;
     float sums[2][32][32];
-    int cur = 0, pend_rows = 0, pend_rb = 0, pend_nb = 0; /* a block's sums waiting for finish */
-    for (int nb = 0; nb * 32 < n; nb++) {
+    int cur = 0; /* the buffer the next block stores into; the other may be pending */
+    pending p = {0};
+    for (int nb = 0; nb * 32 < o->n; nb++) {
         const uint16_t *B = packed + (size_t)nb * KB * BLOCK;
         int rb = 0;
         for (; rb + 32 <= R16; rb += 32) {
@@ -191,26 +218,18 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
                 _tile_loadd(6, w, 64);
                 _tile_loadd(7, w + 2 * TILE, 64);
                 block_products();
-                if (kb == 0 && pend_rows) { /* the previous block's outputs while the tiles work */
-                    finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n,
-                           b, alpha, add, stream, act);
-                    pend_rows = 0;
-                }
+                if (kb == 0) finish_pending(o, &p); /* the previous block's outputs while the tiles work */
             }
             _tile_stored(0, &sums[cur][0][0], sizeof sums[cur][0]);
             _tile_stored(1, &sums[cur][0][16], sizeof sums[cur][0]);
             _tile_stored(2, &sums[cur][16][0], sizeof sums[cur][0]);
             _tile_stored(3, &sums[cur][16][16], sizeof sums[cur][0]);
-            pend_rows = R - rb < 32 ? R - rb : 32, pend_rb = rb, pend_nb = nb;
+            p = (pending){(const float(*)[32])sums[cur], rb, R - rb < 32 ? R - rb : 32, nb};
             cur ^= 1;
         }
         if (rb < R16) { /* the last 16 rows */
             const uint16_t *ah = xh + (size_t)rb * kp, *al = xl + (size_t)rb * kp;
-            if (pend_rows) {
-                finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n, b,
-                       alpha, add, stream, act);
-                pend_rows = 0;
-            }
+            finish_pending(o, &p);
             _tile_zero(0);
             _tile_zero(1);
             for (int kb = 0; kb < KB; kb++) {
@@ -230,13 +249,11 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) static 
             }
             _tile_stored(0, &sums[cur][0][0], sizeof sums[cur][0]);
             _tile_stored(1, &sums[cur][0][16], sizeof sums[cur][0]);
-            finish(y + (size_t)rb * ldy, ldy, (const float(*)[32])sums[cur], R - rb, nb, n, b, alpha, add, stream, act);
+            finish(o, (const float(*)[32])sums[cur], rb, R - rb, nb);
         }
     }
-    if (pend_rows)
-        finish(y + (size_t)pend_rb * ldy, ldy, (const float(*)[32])sums[cur ^ 1], pend_rows, pend_nb, n, b, alpha, add,
-               stream, act);
-    if (stream) _mm_sfence(); /* the streamed lines ordered before the caller's reads of y */
+    finish_pending(o, &p);
+    if (o->stream) _mm_sfence(); /* the streamed lines ordered before the caller's reads of y */
 }
 
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns_tilegemm(
@@ -246,12 +263,13 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     if (rows <= 0) return;
     tiles_on();
     const int kp = up32(k);
-    const bool stream = (size_t)rows * (size_t)n * sizeof *y >= STREAM_BYTES;
+    outs o = {y, ldy, n, b, 1.0f, false, (size_t)rows * (size_t)n * sizeof *y >= STREAM_BYTES, act};
     uint16_t *xh = ns_xmalloc((size_t)2 * CHUNK * kp * sizeof *xh), *xl = xh + (size_t)CHUNK * kp;
     for (int r0 = 0; r0 < rows; r0 += CHUNK) {
         int R = rows - r0 < CHUNK ? rows - r0 : CHUNK, R16 = (R + 15) & ~15;
         split_tiles(xh, xl, x + (size_t)r0 * ldx, ldx, R, R16, k, kp);
-        product(y + (size_t)r0 * ldy, ldy, xh, xl, R, R16, kp, n, packed, b, 1.0f, false, stream, act);
+        o.y = y + (size_t)r0 * ldy;
+        product(&o, xh, xl, R, R16, kp, packed);
     }
     _tile_release();
     free(xh);
@@ -300,11 +318,10 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void pack_rows(uin
                     __m512i h2[2], l2[2];
                     for (int e = 0; e < 2; e++) {
                         int i = kb * 32 + 2 * p + e;
-                        __m512 v = i < k ? _mm512_maskz_loadu_ps(m, B + (size_t)i * ldb + o) : _mm512_setzero_ps();
-                        __m512i vh = _mm512_cvtepu16_epi32((__m256i)_mm512_cvtneps_pbh(v));
-                        __m512 back = _mm512_castsi512_ps(_mm512_slli_epi32(vh, 16));
-                        h2[e] = vh;
-                        l2[e] = _mm512_cvtepu16_epi32((__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, back)));
+                        __m256i vh, vl;
+                        split16(i < k ? _mm512_maskz_loadu_ps(m, B + (size_t)i * ldb + o) : _mm512_setzero_ps(), &vh,
+                                &vl);
+                        h2[e] = _mm512_cvtepu16_epi32(vh), l2[e] = _mm512_cvtepu16_epi32(vl);
                     }
                     _mm512_storeu_si512(hi + p * 16, _mm512_or_si512(h2[0], _mm512_slli_epi32(h2[1], 16)));
                     _mm512_storeu_si512(lo + p * 16, _mm512_or_si512(l2[0], _mm512_slli_epi32(l2[1], 16)));
@@ -340,7 +357,8 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_rows(wh, wl, b, ldb, n, np, k, kp);
     pack_split(P, wh, wl, np, kp);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, false, false, NULL);
+    const outs o = {y, ldy, n, NULL, alpha, false, false, NULL};
+    product(&o, xh, xl, m, m16, kp, P);
     _tile_release();
     free(xh);
 }
@@ -355,7 +373,8 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512bf16"))) void ns
     split_tiles(xh, xl, a, lda, m, m16, k, kp);
     pack_rows(P, b, ldb, k, n, kp, np);
     tiles_on();
-    product(y, ldy, xh, xl, m, m16, kp, n, P, NULL, alpha, add, false, NULL);
+    const outs o = {y, ldy, n, NULL, alpha, add, false, NULL};
+    product(&o, xh, xl, m, m16, kp, P);
     _tile_release();
     free(xh);
 }

@@ -916,7 +916,7 @@ static void test_plan_eliminate(void)
     /* an optimal plan has nothing to drop */
     int p[16];
     memcpy(p, opt, sizeof opt);
-    CHECK(ns_plan_eliminate(&L.t, p, n) == 6 && !memcmp(p, opt, sizeof opt));
+    CHECK(ns_plan_eliminate(&L.t, p, n, 0) == 6 && !memcmp(p, opt, sizeof opt));
     /* a detour before the plan (b picked up and put down again) and one after the goal (a unstacked
        and stacked back): both dropped, the optimal plan left */
     int up = op_named(&L.t, "(pick-up b)"), down = op_named(&L.t, "(put-down b)");
@@ -926,7 +926,10 @@ static void test_plan_eliminate(void)
     memcpy(p + 2, opt, sizeof opt);
     p[8] = off, p[9] = on;
     CHECK(plan_check(&L.t, p, 10) == 10);
-    int m = ns_plan_eliminate(&L.t, p, 10);
+    int late[10]; /* a deadline already past: the plan as it was */
+    memcpy(late, p, sizeof late);
+    CHECK(ns_plan_eliminate(&L.t, late, 10, 1e-9) == 10 && !memcmp(late, p, sizeof late));
+    int m = ns_plan_eliminate(&L.t, p, 10, 0);
     CHECK(m == 6 && !memcmp(p, opt, sizeof opt));
     CHECK(plan_check(&L.t, p, m) == 6);
     unload(&L);
@@ -940,7 +943,7 @@ static void test_plan_eliminate(void)
         ns_search_result g = solve(&L.t, NS_SEARCH_GBFS, NS_H_FF);
         CHECK(g.status == NS_OK);
         long before = plan_check(&L.t, g.plan, g.plan_len);
-        int len = ns_plan_eliminate(&L.t, g.plan, g.plan_len);
+        int len = ns_plan_eliminate(&L.t, g.plan, g.plan_len, 0);
         long after = plan_check(&L.t, g.plan, len);
         CHECK(before >= 0 && after >= 0 && after <= before && len <= g.plan_len);
         ns_search_result_free(&g);

@@ -46,14 +46,16 @@ ns_status ns_plan_validate(const ns_task *t, const ns_plan *p, ns_validation *v)
 /* Convenience: execute operator ids (already grounded) and check the goal. */
 bool ns_plan_ops_valid(const ns_task *t, const int *ops, int n);
 
+/* The summed cost of operator ids ops[0, n). */
+long ns_plan_ops_cost(const ns_task *t, const int *ops, int n);
+
 /* Greedy action elimination (Fink & Yang 1992; Nakhost & Müller 2010): for
  * each step from the first, drop it together with every later step that is
  * then inapplicable, and keep the drop when the rest still reaches the goal.
  * ops[0, n) must be a valid plan; the shorter plan is compacted in place and
  * its length returned.  Its cost is never higher (costs are non-negative)
- * and it is valid.  O(n²) applications: plans longer than
- * NS_ELIMINATE_MAX_STEPS are returned as they are. */
-enum { NS_ELIMINATE_MAX_STEPS = 20000 };
-int ns_plan_eliminate(const ns_task *t, int *ops, int n);
+ * and it is valid.  O(n²) applications; with deadline > 0 (an ns_cpu_now()
+ * value) it stops there and returns the plan as shortened so far (valid). */
+int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline);
 
 #endif
