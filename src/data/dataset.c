@@ -265,7 +265,7 @@ ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *
             break;
         }
         if (st == NS_OK) {
-            ns_space_opts so = {o->mode, o->max_states, o->time_limit};
+            ns_space_opts so = {.mode = o->mode, .max_states = o->max_states, .time_limit = o->time_limit};
             if (so.time_limit > 0) {
                 so.time_limit -= ns_cpu_now() - g0;
                 if (so.time_limit <= 0) so.time_limit = 1e-9;

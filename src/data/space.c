@@ -9,6 +9,7 @@
 #include "nextstate/core/succgen.h"
 
 #define DEFAULT_CAP 1000000
+#define DEFAULT_BLIND 1000000 /* states of optimal mode's first, heuristic-free search */
 
 typedef struct edges {
     int32_t *op;
@@ -174,101 +175,85 @@ static void plan_only(ns_space *sp, const ns_task *t, const int *plan, int len)
     sp->complete = false;
 }
 
-static ns_status build_optimal(ns_space *sp, const ns_task *t, const ns_space_opts *o, size_t cap, ns_error *err)
-{
-    ns_search_opts so;
-    ns_search_opts_default(&so);
-    so.algo = NS_SEARCH_ASTAR;
-    so.heuristic = NS_H_LMCUT;
-    so.time_limit = o->time_limit;
-    ns_search_result r;
-    ns_status st = ns_search(t, &so, &r);
-    if (st == NS_UNSOLVABLE) {
-        bool is_new;
-        ns_registry_insert(&sp->states, t->init, &is_new);
-        sp->g = ns_xcalloc(1, sizeof(int32_t));
-        sp->hstar = ns_xmalloc(sizeof(int32_t));
-        sp->hstar[0] = -1;
-        sp->cstar = -1;
-        sp->complete = true;
-        edges e = {0};
-        set_csr(sp, &e);
-        ns_search_result_free(&r);
-        return NS_OK;
-    }
-    if (st != NS_OK) {
-        ns_search_result_free(&r);
-        return ns_error_set(err, st, t->problem->path, 0, 0, "optimal search failed (%s)",
-                            st == NS_OUT_OF_TIME ? "out of time" : st == NS_OUT_OF_MEMORY ? "out of memory" : "incomplete");
-    }
-    int cstar = r.plan_len;
+/* The states and edges of a layered breadth-first search from the initial
+ * state over sg's operators (ids increase with g; edges grouped by source in
+ * increasing order), kept to depths <= C*: only edges g -> g + 1 between
+ * states not pruned.  With h (and C* known), a state with g + h > C* is
+ * pruned: h admissible, so no state on an optimal path is.  Without h, C*
+ * may be unknown (< 0): the first goal generated sets it (the shallowest, as
+ * ids increase with g).  Stops early (FWD_LIMIT) past limit states, or
+ * (FWD_TIME) past the CPU deadline (<= 0: none). */
+typedef struct forward {
+    edges e;
+    int32_t *pruned; /* per state: pruned, never expanded */
+    int cstar;
+} forward;
+enum { FWD_DONE, FWD_LIMIT, FWD_TIME };
 
-    /* layered breadth-first search, pruned by g + h > C* with h = LM-cut:
-     * g is exact (breadth-first layers) and h admissible, so no state on an
-     * optimal path is pruned; consistency is not needed */
-    ns_heuristic *h = ns_heuristic_new(t, NS_H_LMCUT);
-    ns_succgen sg; /* irrelevant operators lie on no optimal plan */
-    bool *keep = ns_xmalloc(sizeof(bool) * ((size_t)t->nops + 1));
-    ns_task_relevant_ops(t, keep);
-    ns_succgen_init_subset(&sg, t, keep);
-    free(keep);
+static int forward_search(ns_space *sp, const ns_task *t, const ns_succgen *sg, ns_heuristic *h, forward *f,
+                          size_t limit, double deadline)
+{
     int *ops = ns_xmalloc(sizeof(int) * ((size_t)t->nops + 1));
     ns_word *cur = ns_xmalloc(sizeof(ns_word) * (size_t)t->nwords);
     ns_word *next = ns_xmalloc(sizeof(ns_word) * (size_t)t->nwords);
-    edges e = {0};
     size_t gcap = 0, pcap = 0;
-    int32_t *pruned = NULL;
-    bool is_new, capped = false;
+    bool is_new;
+    int rc = FWD_DONE;
     ns_registry_insert(&sp->states, t->init, &is_new);
     grow_i32(&sp->g, &gcap, 1);
-    grow_i32(&pruned, &pcap, 1);
+    grow_i32(&f->pruned, &pcap, 1);
     sp->g[0] = 0;
-    pruned[0] = 0;
-    for (uint32_t s = 0; s < sp->states.n && !capped; s++) {
-        if (pruned[s] || sp->g[s] >= cstar) continue;
+    f->pruned[0] = 0;
+    if (!h && ns_task_is_goal(t, t->init)) f->cstar = 0;
+    for (uint32_t s = 0; s < sp->states.n && rc == FWD_DONE; s++) {
+        if (f->pruned[s] || (f->cstar >= 0 && sp->g[s] >= f->cstar)) continue;
         memcpy(cur, ns_registry_get(&sp->states, s), sizeof(ns_word) * (size_t)t->nwords);
-        int n = ns_succgen_applicable(&sg, cur, ops);
+        int n = ns_succgen_applicable(sg, cur, ops);
         for (int i = 0; i < n; i++) {
             ns_task_apply(t, ops[i], cur, next);
             uint32_t id = ns_registry_insert(&sp->states, next, &is_new);
             if (is_new) {
                 grow_i32(&sp->g, &gcap, (size_t)id + 1);
-                grow_i32(&pruned, &pcap, (size_t)id + 1);
+                grow_i32(&f->pruned, &pcap, (size_t)id + 1);
                 sp->g[id] = sp->g[s] + 1;
-                int hv = ns_heuristic_eval(h, next);
-                pruned[id] = hv == NS_H_INF || sp->g[id] + hv > cstar;
+                if (h) {
+                    int hv = ns_heuristic_eval(h, next);
+                    f->pruned[id] = hv == NS_H_INF || sp->g[id] + hv > f->cstar;
+                } else {
+                    f->pruned[id] = 0;
+                    if (f->cstar < 0 && ns_task_is_goal(t, next)) f->cstar = sp->g[id];
+                }
             }
-            if (!pruned[id] && sp->g[id] == sp->g[s] + 1) edges_push(&e, s, ops[i], id);
+            if (!f->pruned[id] && sp->g[id] == sp->g[s] + 1) edges_push(&f->e, s, ops[i], id);
         }
-        if (sp->states.n > cap) capped = true;
+        if (sp->states.n > limit) rc = FWD_LIMIT;
+        else if (deadline > 0 && (s & 1023) == 0 && ns_cpu_now() > deadline) rc = FWD_TIME;
     }
     sp->explored = sp->states.n;
-    ns_heuristic_free(h);
-    ns_succgen_free(&sg);
     free(ops);
+    free(cur);
     free(next);
-    if (capped) {
-        edges_free(&e);
-        free(pruned);
-        free(cur);
-        plan_only(sp, t, r.plan, r.plan_len);
-        sp->explored = (int64_t)cap;
-        ns_search_result_free(&r);
-        return NS_OK;
-    }
-    /* backward: keep states that reach a goal at depth C* */
+    return rc;
+}
+
+/* Keeps of f's search the states that reach a goal at depth C* and the edges
+ * between them (the optimal-plan DAG), ids in the search's order. */
+static void keep_optimal(ns_space *sp, const ns_task *t, forward *f)
+{
+    int cstar = f->cstar;
     uint32_t n = sp->states.n;
     char *alive = ns_xcalloc((size_t)n + 1, 1);
     for (uint32_t s = 0; s < n; s++)
-        if (!pruned[s] && sp->g[s] == cstar && ns_task_is_goal(t, ns_registry_get(&sp->states, s))) alive[s] = 1;
+        if (!f->pruned[s] && sp->g[s] == cstar && ns_task_is_goal(t, ns_registry_get(&sp->states, s))) alive[s] = 1;
     /* edges are grouped by source in increasing id = increasing g: scan backwards */
-    for (int64_t k = e.n - 1; k >= 0; k--)
-        if (alive[e.dst[k]]) alive[e.src[k]] = 1;
+    for (int64_t k = f->e.n - 1; k >= 0; k--)
+        if (alive[f->e.dst[k]]) alive[f->e.src[k]] = 1;
     /* compact */
     uint32_t *newid = ns_xmalloc(sizeof(uint32_t) * ((size_t)n + 1));
     ns_registry dag;
     ns_registry_init(&dag, t->nwords);
     int32_t *g2 = ns_xmalloc(sizeof(int32_t) * ((size_t)n + 1));
+    bool is_new;
     for (uint32_t s = 0; s < n; s++) {
         newid[s] = UINT32_MAX;
         if (!alive[s]) continue;
@@ -276,9 +261,8 @@ static ns_status build_optimal(ns_space *sp, const ns_task *t, const ns_space_op
         g2[newid[s]] = sp->g[s];
     }
     edges e2 = {0};
-    for (int64_t k = 0; k < e.n; k++)
-        if (alive[e.src[k]] && alive[e.dst[k]]) edges_push(&e2, newid[e.src[k]], e.op[k], newid[e.dst[k]]);
-    edges_free(&e);
+    for (int64_t k = 0; k < f->e.n; k++)
+        if (alive[f->e.src[k]] && alive[f->e.dst[k]]) edges_push(&e2, newid[f->e.src[k]], f->e.op[k], newid[f->e.dst[k]]);
     ns_registry_free(&sp->states);
     sp->states = dag;
     free(sp->g);
@@ -290,8 +274,100 @@ static ns_status build_optimal(ns_space *sp, const ns_task *t, const ns_space_op
     sp->complete = true;
     free(alive);
     free(newid);
-    free(pruned);
-    free(cur);
+}
+
+static void forward_free(forward *f)
+{
+    edges_free(&f->e);
+    free(f->pruned);
+    memset(f, 0, sizeof *f);
+}
+
+/* sp back to its initial state alone, unexplored */
+static void space_reset(ns_space *sp, const ns_task *t)
+{
+    ns_registry_free(&sp->states);
+    ns_registry_init(&sp->states, t->nwords);
+    free(sp->g);
+    sp->g = NULL;
+}
+
+/* The space of an unsolvable task: its initial state, h* = -1. */
+static void unsolvable(ns_space *sp, const ns_task *t)
+{
+    space_reset(sp, t);
+    bool is_new;
+    ns_registry_insert(&sp->states, t->init, &is_new);
+    sp->g = ns_xcalloc(1, sizeof(int32_t));
+    sp->hstar = ns_xmalloc(sizeof(int32_t));
+    sp->hstar[0] = -1;
+    sp->cstar = -1;
+    sp->complete = true;
+    edges e = {0};
+    set_csr(sp, &e);
+}
+
+static ns_status build_optimal(ns_space *sp, const ns_task *t, const ns_space_opts *o, size_t cap, ns_error *err)
+{
+    double deadline = o->time_limit > 0 ? ns_cpu_now() + o->time_limit : 0;
+    ns_succgen sg; /* irrelevant operators lie on no optimal plan */
+    bool *keep = ns_xmalloc(sizeof(bool) * ((size_t)t->nops + 1));
+    ns_task_relevant_ops(t, keep);
+    ns_succgen_init_subset(&sg, t, keep);
+    free(keep);
+
+    /* first without a heuristic: where the states within depth C* are few, a
+     * breadth-first search over them is much cheaper than LM-cut's A* and
+     * pruning (grid: 40x), and it keeps the same DAG in the same order */
+    size_t blind = o->blind_states < 0 ? 0 : o->blind_states ? (size_t)o->blind_states : DEFAULT_BLIND;
+    if (blind > cap) blind = cap;
+    if (blind > 0) {
+        forward f = {.cstar = -1};
+        int rc = forward_search(sp, t, &sg, NULL, &f, blind, deadline);
+        if (rc == FWD_DONE) {
+            if (f.cstar >= 0) keep_optimal(sp, t, &f);
+            else unsolvable(sp, t); /* every reachable state seen, no goal */
+            forward_free(&f);
+            ns_succgen_free(&sg);
+            return NS_OK;
+        }
+        forward_free(&f);
+        space_reset(sp, t);
+    }
+
+    /* C* from A* with LM-cut, then the breadth-first search pruned by LM-cut */
+    ns_search_opts so;
+    ns_search_opts_default(&so);
+    so.algo = NS_SEARCH_ASTAR;
+    so.heuristic = NS_H_LMCUT;
+    so.time_limit = deadline > 0 ? deadline - ns_cpu_now() : 0;
+    if (deadline > 0 && so.time_limit <= 0) so.time_limit = 1e-9; /* out of time already */
+    ns_search_result r;
+    ns_status st = ns_search(t, &so, &r);
+    if (st == NS_UNSOLVABLE) {
+        unsolvable(sp, t);
+        ns_search_result_free(&r);
+        ns_succgen_free(&sg);
+        return NS_OK;
+    }
+    if (st != NS_OK) {
+        ns_search_result_free(&r);
+        ns_succgen_free(&sg);
+        return ns_error_set(err, st, t->problem->path, 0, 0, "optimal search failed (%s)",
+                            st == NS_OUT_OF_TIME ? "out of time" : st == NS_OUT_OF_MEMORY ? "out of memory" : "incomplete");
+    }
+    ns_heuristic *h = ns_heuristic_new(t, NS_H_LMCUT);
+    forward f = {.cstar = r.plan_len};
+    bool capped = forward_search(sp, t, &sg, h, &f, cap, 0) == FWD_LIMIT;
+    ns_heuristic_free(h);
+    ns_succgen_free(&sg);
+    if (capped) {
+        plan_only(sp, t, r.plan, r.plan_len);
+        sp->explored = (int64_t)cap;
+    } else {
+        keep_optimal(sp, t, &f);
+    }
+    forward_free(&f);
     ns_search_result_free(&r);
     return NS_OK;
 }

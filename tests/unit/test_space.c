@@ -96,7 +96,7 @@ static void check_full_against_brute_force(const char *domain, const ns_gen_arg 
         return;
     }
     ns_space sp;
-    ns_space_opts o = {NS_SPACE_FULL, 0, 0};
+    ns_space_opts o = {.mode = NS_SPACE_FULL};
     ns_error e;
     CHECK(ns_space_build(&sp, &l.t, &o, &e) == NS_OK);
     CHECK(sp.complete);
@@ -144,8 +144,26 @@ static void test_full_space_brute_force(void)
     check_full_against_brute_force("visitall", va, 2, 5);
 }
 
+/* a and b hold the same states in the same order, with the same g, h* and transitions */
+static void check_same_space(const ns_space *a, const ns_space *b, int nwords)
+{
+    CHECK_EQ_INT(a->states.n, b->states.n);
+    CHECK_EQ_INT(a->nedges, b->nedges);
+    CHECK_EQ_INT(a->cstar, b->cstar);
+    if (a->states.n != b->states.n || a->nedges != b->nedges) return;
+    for (uint32_t s = 0; s < a->states.n; s++) {
+        CHECK(memcmp(ns_registry_get(&a->states, s), ns_registry_get(&b->states, s), sizeof(ns_word) * (size_t)nwords) == 0);
+        CHECK_EQ_INT(a->g[s], b->g[s]);
+        CHECK_EQ_INT(a->hstar[s], b->hstar[s]);
+    }
+    CHECK(memcmp(a->edge_start, b->edge_start, sizeof(int64_t) * ((size_t)a->states.n + 1)) == 0);
+    CHECK(memcmp(a->edge_op, b->edge_op, sizeof(int32_t) * (size_t)a->nedges) == 0);
+    CHECK(memcmp(a->edge_dst, b->edge_dst, sizeof(uint32_t) * (size_t)a->nedges) == 0);
+}
+
 /* Optimal mode keeps exactly the optimal edges of the full space, and every
- * sampled plan is a valid plan of length C*. */
+ * sampled plan is a valid plan of length C*; the heuristic-free search and
+ * LM-cut's (forced, or after the former gives up) build the same DAG. */
 static void check_dag(const char *domain, const ns_gen_arg *args, int nargs, uint64_t seed)
 {
     loaded l;
@@ -154,7 +172,7 @@ static void check_dag(const char *domain, const ns_gen_arg *args, int nargs, uin
         return;
     }
     ns_space full, dag;
-    ns_space_opts of = {NS_SPACE_FULL, 0, 0}, od = {NS_SPACE_OPTIMAL, 0, 0};
+    ns_space_opts of = {.mode = NS_SPACE_FULL}, od = {.mode = NS_SPACE_OPTIMAL};
     ns_error e;
     CHECK(ns_space_build(&full, &l.t, &of, &e) == NS_OK);
     CHECK(ns_space_build(&dag, &l.t, &od, &e) == NS_OK);
@@ -168,6 +186,14 @@ static void check_dag(const char *domain, const ns_gen_arg *args, int nargs, uin
     CHECK_EQ_INT(dag.states.n, opt_states);
     CHECK_EQ_INT(dag.nedges, opt_edges);
     CHECK(ns_space_count_plans(&dag) == ns_space_count_plans(&full));
+    for (long blind = -1; blind <= 10; blind += 11) { /* LM-cut at once; LM-cut after 10 states */
+        ns_space lm;
+        ns_space_opts ol = {.mode = NS_SPACE_OPTIMAL, .blind_states = blind};
+        CHECK(ns_space_build(&lm, &l.t, &ol, &e) == NS_OK);
+        check_same_space(&dag, &lm, l.t.nwords);
+        CHECK(dag.explored > lm.explored); /* the pruned search generates fewer states */
+        ns_space_free(&lm);
+    }
     /* every DAG state is on the full space's optimal paths */
     for (uint32_t s = 0; s < dag.states.n; s++) {
         uint32_t f = ns_registry_find(&full.states, ns_registry_get(&dag.states, s));
@@ -223,14 +249,14 @@ static void test_cap_fallback(void)
         return;
     }
     ns_space sp;
-    ns_space_opts o = {NS_SPACE_OPTIMAL, 50, 0};
+    ns_space_opts o = {.mode = NS_SPACE_OPTIMAL, .max_states = 50};
     ns_error e;
     CHECK(ns_space_build(&sp, &l.t, &o, &e) == NS_OK);
     CHECK(!sp.complete);
     CHECK_EQ_INT(sp.states.n, sp.cstar + 1);
     CHECK(ns_space_count_plans(&sp) == 1);
     ns_space_free(&sp);
-    ns_space_opts of = {NS_SPACE_FULL, 100, 0};
+    ns_space_opts of = {.mode = NS_SPACE_FULL, .max_states = 100};
     CHECK(ns_space_build(&sp, &l.t, &of, &e) == NS_OK);
     CHECK(!sp.complete);
     ns_space_free(&sp);

@@ -9,12 +9,15 @@
  * explored part only (an upper bound; -1 where no goal was reached).
  *
  * Optimal mode: only the states and transitions on optimal plans — the DAG
- * of edges s→s′ with g(s) + 1 + h*(s′) = C*.  C* comes from A* with LM-cut;
- * then a layered breadth-first search prunes every state with
- * g + h^LM-cut > C* (admissible, so no optimal path is lost) and a
- * backward pass keeps the states that reach a goal at depth C*.  When that
- * exploration exceeds the cap, the DAG is the optimal plan A* found and
- * `complete` is false.
+ * of edges s→s′ with g(s) + 1 + h*(s′) = C*.  First a layered breadth-first
+ * search without a heuristic, up to `blind_states` states: the first goal
+ * layer is C*.  When the states within depth C* are more, C* comes from A*
+ * with LM-cut, and the layered search prunes every state with
+ * g + h^LM-cut > C* (admissible, so no optimal path is lost).  Either way a
+ * backward pass keeps the states that reach a goal at depth C*; both give
+ * the same DAG, states in the same order (an alive state is first generated
+ * by an alive parent).  When the pruned exploration exceeds the cap, the DAG
+ * is the optimal plan A* found and `complete` is false.
  *
  * State 0 is the initial state; states are numbered by increasing g. */
 #ifndef NEXTSTATE_SPACE_H
@@ -30,7 +33,9 @@ typedef enum ns_space_mode { NS_SPACE_FULL, NS_SPACE_OPTIMAL } ns_space_mode;
 typedef struct ns_space_opts {
     ns_space_mode mode;
     size_t max_states; /* cap on explored states; 0 = 1,000,000 */
-    double time_limit; /* seconds for the A* run of optimal mode; <= 0: none */
+    double time_limit; /* CPU seconds for optimal mode's heuristic-free search and A* together; <= 0: none */
+    long blind_states; /* optimal mode's heuristic-free search stops past this many states;
+                          0: 1,000,000 (at most the cap), < 0: none (A* with LM-cut at once) */
 } ns_space_opts;
 
 typedef struct ns_space {
