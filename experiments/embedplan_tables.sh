@@ -78,7 +78,7 @@ depots|depot|depots|--crates 5;--crates 4
 ferry|ferry|ferry|--cars 7 --locations 2;--cars 6 --locations 3
 floortile|floortile|floor-tile|--rows 3 --columns 2
 goldminer|goldminer|gold-miner-typed|--rows 4 --cols 5;--rows 6 --cols 4
-grid|grid|grid|--x 6 --y 6 --keys 3 --locks 3;--x 6 --y 6 --keys 4 --locks 3
+grid|grid|grid|--x 5 --y 5 --keys 3 --locks 1;--x 5 --y 5 --keys 3 --locks 2
 logistics|logistics|logistics-strips|--packages 4 --cities 3
 rovers|rovers|rover|--objectives 4;--objectives 3
 satellite|satellite|satellite|--observations 4;--observations 5"
