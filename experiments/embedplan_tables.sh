@@ -19,6 +19,9 @@
 #                 run only on datasets of at most TEXT_MAX_STATES states, 25000 (all nine domains) — the
 #                 C encoder embeds ~20–30 MiniLM prompts/s per core on AMX tiles, ~3–5 without — and
 #                 the tables say which)
+#      import-NAME: embeddings computed by any other tool, read from IMPORT_DIR/NAME/DOMAIN (embeddings.npy
+#                 with the rows of the texts `nextstate embed OUT/data/DOMAIN/data --texts-out T.jsonl` lists,
+#                 T.jsonl beside it as index.jsonl); a domain without such a folder is skipped
 #      SEEDS ("1 2 3"), STEPS (5000 AdamW steps, batch 128), LR (1e-3), POOL (128),
 #      MIN_TRAIN (10000), MIN_TEST (1000), MAX_PT (5000: largest problem kept, in transitions),
 #      MIN_PROBLEMS (10), MAX_CANDIDATES (300 generated problems tried per domain), DATA_BUDGET (600 s of
@@ -182,6 +185,18 @@ feat() { # enc data sp feat seed
         if [ ! -f "$e/states.npy" ]; then
             "$NS" embed "$data" --model "$model" --cache "$e/cache" --states-out "$e/states.tmp.npy" \
                 --actions-out "$e/actions.tmp.npy" --quiet >>"$LOG" 2>&1 || return 1
+            mv "$e/actions.tmp.npy" "$e/actions.npy" && mv "$e/states.tmp.npy" "$e/states.npy"
+        fi
+        echo "$e/states.npy $e/actions.npy" ;;
+    import-*) # embeddings made elsewhere: IMPORT_DIR/NAME/DOMAIN/{embeddings.npy,index.jsonl}
+        local name dom
+        name=${enc#import-} dom=$(basename "$(dirname "$data")")
+        local dir="${IMPORT_DIR:-}/$name/$dom" e="$OUT/emb/$dom/$enc"
+        [ -n "${IMPORT_DIR:-}" ] && [ -f "$dir/embeddings.npy" ] || { echo skip; return 0; }
+        mkdir -p "$e"
+        if [ ! -f "$e/states.npy" ]; then
+            "$NS" embed "$data" --import "$dir" --states-out "$e/states.tmp.npy" --actions-out "$e/actions.tmp.npy" \
+                --quiet >>"$LOG" 2>&1 || return 1
             mv "$e/actions.tmp.npy" "$e/actions.npy" && mv "$e/states.tmp.npy" "$e/states.npy"
         fi
         echo "$e/states.npy $e/actions.npy" ;;

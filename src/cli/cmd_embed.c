@@ -14,7 +14,7 @@
 #define DEFAULT_MODEL "all-MiniLM-L6-v2"
 
 typedef struct embed_args {
-    const char *model, *cache, *out, *domains, *states_out, *actions_out;
+    const char *model, *cache, *out, *domains, *states_out, *actions_out, *texts_out, *import;
     long batch, shuffle, threads; /* shuffle: --shuffle-facts SEED, -1 for the canonical order */
     bool quiet, json, chunks, truncate;
     ns_prompt_layout layout;
@@ -51,6 +51,8 @@ static int parse_args(int argc, char **argv, embed_args *a)
         else if (!strcmp(s, "--domains") && more) a->domains = argv[++i];
         else if (!strcmp(s, "--states-out") && more) a->states_out = argv[++i];
         else if (!strcmp(s, "--actions-out") && more) a->actions_out = argv[++i];
+        else if (!strcmp(s, "--texts-out") && more) a->texts_out = argv[++i];
+        else if (!strcmp(s, "--import") && more) a->import = argv[++i];
         else if (!strcmp(s, "--layout") && more) {
             int l = ns_prompt_layout_parse(argv[++i]);
             if (l < 0) return cli_usage("embed", "--layout expects paper or state-first, given '%s'", argv[i]);
@@ -70,6 +72,7 @@ static int parse_args(int argc, char **argv, embed_args *a)
         else return cli_usage("embed", "too many arguments");
     }
     if (a->chunks && a->truncate) return cli_usage("embed", "--chunks and --truncate exclude each other");
+    if (a->import && a->cache) return cli_usage("embed", "--import DIR is read only; --cache DIR is computed into");
     return 0;
 }
 
@@ -117,11 +120,54 @@ static void report(const embed_args *a, const ns_bert *m, const char *what, int6
     }
 }
 
-/* Embeds the texts of tl (through the cache), reports, and writes the rows:
- * of a texts FILE (dataset NULL) to -o, or of a dataset to --states-out and
- * --actions-out (its cache by default in DATASET/embeddings/MODEL). */
+/* The rows of tl's texts from t: of a texts FILE (dataset NULL) to -o, of a
+ * dataset to --states-out and --actions-out. */
+static int write_outputs(const embed_args *a, const ns_embed_table *t, const ns_text_list *tl, bool dataset)
+{
+    ns_error err;
+    const int64_t ns = tl->nstates, nt = tl->nactions;
+    if (!dataset && a->out && ns_embed_write_rows(a->out, t, tl->n, tl->texts, tl->lens, &err) != NS_OK)
+        return cli_report(&err);
+    if (dataset && a->states_out && ns_embed_write_rows(a->states_out, t, ns, tl->texts, tl->lens, &err) != NS_OK)
+        return cli_report(&err);
+    if (dataset && a->actions_out &&
+        ns_embed_write_rows(a->actions_out, t, nt, tl->texts + ns, tl->lens + ns, &err) != NS_OK)
+        return cli_report(&err);
+    return 0;
+}
+
+/* --texts-out: the texts as an import's index.jsonl, no model; --import: the
+ * rows looked up in a table made elsewhere, no model, every text required. */
+static int without_model(const embed_args *a, const ns_text_list *tl, const char *what, bool dataset)
+{
+    ns_error err;
+    if (a->texts_out) {
+        if (ns_embed_write_texts(a->texts_out, tl->n, tl->texts, tl->lens, &err) != NS_OK) return cli_report(&err);
+        if (!a->quiet)
+            printf("embed: %s: %lld texts (%lld states, then %lld actions) -> %s\n", what, (long long)tl->n,
+                   (long long)tl->nstates, (long long)tl->nactions, a->texts_out);
+        return 0;
+    }
+    ns_embed_table t = {0};
+    if (ns_embed_table_load(&t, a->import, &err) != NS_OK) return cli_report(&err);
+    int rc = ns_embed_require(&t, a->import, tl->n, tl->texts, tl->lens, &err) != NS_OK ? cli_report(&err)
+                                                                                        : write_outputs(a, &t, tl, dataset);
+    if (!rc && !a->quiet)
+        printf("embed: %s: %lld texts looked up in %s (%lld rows, dim %d)\n", what, (long long)tl->n, a->import,
+               (long long)t.n, t.dim);
+    ns_embed_table_free(&t);
+    return rc;
+}
+
+/* Embeds the texts of tl (through the cache), reports, and writes the rows
+ * (write_outputs); the cache of a dataset by default in DATASET/embeddings/MODEL. */
 static int embed_list(const embed_args *a, const ns_text_list *tl, const char *file, const char *dataset)
 {
+    char what[1200];
+    if (dataset) snprintf(what, sizeof what, "%s (%lld states, %lld actions)", dataset, (long long)tl->nstates,
+                          (long long)tl->nactions);
+    else snprintf(what, sizeof what, "%s", file);
+    if (a->texts_out || a->import) return without_model(a, tl, what, dataset != NULL);
     const char *const *texts = tl->texts;
     const size_t *lens = tl->lens;
     ns_bert *m = NULL;
@@ -140,20 +186,13 @@ static int embed_list(const embed_args *a, const ns_text_list *tl, const char *f
     ns_error err;
     if (!rc && ns_embed_cached(m, a2.cache, tl->n, texts, lens, &o, &t, &run, &err) != NS_OK)
         rc = cli_report(&err);
-    if (!rc && !dataset) {
-        if (a->out && ns_embed_write_rows(a->out, &t, tl->n, texts, lens, &err) != NS_OK) rc = cli_report(&err);
-        if (!rc) report(a, m, file, tl->n, &run, &t);
-    } else if (!rc) {
-        const int64_t ns = tl->nstates, nt = tl->nactions;
-        char what[1200];
-        snprintf(what, sizeof what, "%s (%lld states, %lld actions) -> %s", dataset, (long long)ns, (long long)nt,
-                 cache.data);
+    if (!rc) {
+        if (dataset) {
+            size_t k = strlen(what);
+            snprintf(what + k, sizeof what - k, " -> %s", cache.data);
+        }
         report(a, m, what, tl->n, &run, &t);
-        /* row-aligned matrices for `nextstate train --state-features/--action-features` */
-        if (a->states_out && ns_embed_write_rows(a->states_out, &t, ns, texts, lens, &err) != NS_OK)
-            rc = cli_report(&err);
-        if (!rc && a->actions_out && ns_embed_write_rows(a->actions_out, &t, nt, texts + ns, lens + ns, &err) != NS_OK)
-            rc = cli_report(&err);
+        rc = write_outputs(a, &t, tl, dataset != NULL);
     }
     ns_embed_table_free(&t);
     ns_bert_free(m);

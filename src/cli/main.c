@@ -100,8 +100,8 @@ static const command commands[] = {
      "nextstate embed tokenize TEXT… [--model …] [--json]      (the model-input token ids)\n"
      "  --model: a model folder, or a name in $NEXTSTATE_MODELS or ~/.cache/nextstate/models (default\n"
      "  all-MiniLM-L6-v2; scripts/fetch_models.sh fetches it).  OPENBLAS_NUM_THREADS bounds the BLAS threads.\n"
-     "  Import: a folder with embeddings.npy and index.jsonl (text → row) from any tool works as a cache\n"
-     "  (see include/nextstate/encode/embed.h)."},
+     "  Embeddings made elsewhere, no model read: --texts-out T.jsonl lists the texts (states, then actions);\n"
+     "  their rows in DIR/embeddings.npy beside T.jsonl as DIR/index.jsonl: --import DIR (encode/embed.h)."},
     {"train", cmd_train, "train the EmbedPlan world model on a split", cli_train_usage},
     {"eval", cmd_eval, "Hit@k, Acc@k and latency of a trained world model",
      "nextstate eval SPLIT_DIR MODEL [--on test|dev] [--state-features SPEC] [--action-features SPEC]\n"

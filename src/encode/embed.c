@@ -615,18 +615,49 @@ ns_status ns_embed_cached(const ns_bert *m, const char *cache, int64_t n, const 
     return NS_OK;
 }
 
+ns_status ns_embed_require(const ns_embed_table *t, const char *name, int64_t n, const char *const *texts,
+                          const size_t *lens, ns_error *err)
+{
+    int64_t missing = 0, first = -1;
+    for (int64_t i = 0; i < n; i++)
+        if (!ns_embed_get(t, texts[i], lens[i]) && missing++ == 0) first = i;
+    if (!missing) return NS_OK;
+    char cut[64]; /* the first missing text's first bytes, whole UTF-8 characters, on one line */
+    size_t k = lens[first] < 60 ? lens[first] : 60;
+    while (k > 0 && k < lens[first] && ((unsigned char)texts[first][k] & 0xC0) == 0x80) k--;
+    for (size_t i = 0; i < k; i++) cut[i] = texts[first][i] == '\n' ? ' ' : texts[first][i];
+    cut[k] = 0;
+    return ns_error_set(err, NS_ERR_INPUT, name, 0, 0,
+                        "%lld of %lld texts have no embedding (the first, text %lld: \"%s%s\"); "
+                        "`embed DATASET --texts-out FILE` lists the texts an import must hold",
+                        (long long)missing, (long long)n, (long long)first, cut, k < lens[first] ? "…" : "");
+}
+
 ns_status ns_embed_write_rows(const char *path, const ns_embed_table *t, int64_t n, const char *const *texts,
                               const size_t *lens, ns_error *err)
 {
+    ns_status st = ns_embed_require(t, path, n, texts, lens, err);
+    if (st != NS_OK) return st;
     ns_array a;
     int64_t shape[2] = {n, t->dim};
     ns_array_init(&a, NS_F32, 2, shape);
-    for (int64_t i = 0; i < n; i++) {
-        const float *r = ns_embed_get(t, texts[i], lens[i]);
-        memcpy((float *)a.data + (size_t)i * t->dim, r, (size_t)t->dim * sizeof *r);
-    }
-    ns_status st = ns_npy_write(path, &a, NULL, err);
+    for (int64_t i = 0; i < n; i++)
+        memcpy((float *)a.data + (size_t)i * t->dim, ns_embed_get(t, texts[i], lens[i]), (size_t)t->dim * sizeof(float));
+    st = ns_npy_write(path, &a, NULL, err);
     ns_array_free(&a);
+    return st;
+}
+
+ns_status ns_embed_write_texts(const char *path, int64_t n, const char *const *texts, const size_t *lens, ns_error *err)
+{
+    ns_buf b;
+    ns_buf_init(&b);
+    for (int64_t i = 0; i < n; i++) {
+        ns_json_put_strn(&b, texts[i], lens[i]);
+        ns_buf_puts(&b, "\n");
+    }
+    ns_status st = ns_write_file_atomic(path, b.data ? b.data : "", b.len, err);
+    ns_buf_free(&b);
     return st;
 }
 

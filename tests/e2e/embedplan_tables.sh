@@ -3,7 +3,8 @@
 # two seeds, the literal encoder and the random control, 20 steps): the data meet the size targets,
 # the tables have one row per (domain, protocol, encoder), every rate lies in [0, 1] with Hit@1 <= Hit@5,
 # chance@5 is 5 / 16 on full pools, literals beat chance and the random control on Extrapolation, and
-# a second run resumes from the cache without training again.
+# a second run resumes from the cache without training again; embeddings made elsewhere run as an
+# encoder of their own (`embed --texts-out`, `--import`), and an import that lacks texts is refused.
 . "$(dirname "$0")/lib.bash"
 cd "$(dirname "$0")/../.."
 nsbin=$(realpath -m "$NS")
@@ -50,4 +51,34 @@ QUICK=1 QUIET=0 NS_BIN="$nsbin" bash experiments/embedplan_tables.sh "$OUT" >"$T
 grep -qE ': [0-9]+ s$' "$TMP/log2" && { cat "$TMP/log2"; fail "second run trained again"; }
 grep -qE ': cached$' "$TMP/log2" || { cat "$TMP/log2"; fail "second run: no cell said cached"; }
 cmp -s "$OUT/results.csv" "$TMP/before.csv" || fail "second run changed the results"
+# embeddings made elsewhere (here: hashed bags of words in numpy) through `embed --texts-out` and `--import`
+"$EXP_PY" -c 'import numpy' 2>/dev/null || { echo "ok (no numpy for $EXP_PY: import not tried)"; exit 0; }
+imp="$TMP/imports/toy/ferry"
+mkdir -p "$imp"
+"$NS" embed "$OUT/data/ferry/data" --texts-out "$imp/index.jsonl" --quiet || fail "embed --texts-out"
+"$EXP_PY" - "$imp" <<'PY' || fail "toy embeddings"
+import json, sys, zlib, numpy as np
+d = sys.argv[1]
+texts = [json.loads(line) for line in open(d + "/index.jsonl")]
+X = np.zeros((len(texts), 256), np.float32)
+for i, t in enumerate(texts):
+    for w in t.split():
+        X[i, zlib.crc32(w.encode()) % 256] += 1
+np.save(d + "/embeddings.npy", X)
+PY
+QUICK=1 ENCODERS=import-toy PROTOCOLS=extrapolation IMPORT_DIR="$TMP/imports" NS_BIN="$nsbin" PYTHON="$EXP_PY" \
+    bash experiments/embedplan_tables.sh "$OUT" >"$TMP/log3" 2>&1 || { cat "$TMP/log3"; fail "import run"; }
+python3 - "$OUT" <<'PY' || fail "imported encoder's results"
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+x = [x for x in r["summary"] if x["encoder"] == "import-toy"]
+assert len(x) == 1 and x[0]["seeds"] == 2, x
+assert x[0]["hit@5"] > x[0]["chance@5"] + 0.1, x
+PY
+# an import that lacks texts is an error naming the folder, never rows of zeros
+head -n 3 "$imp/index.jsonl" >"$TMP/short.jsonl" && mv "$TMP/short.jsonl" "$imp/index.jsonl"
+"$EXP_PY" -c "import numpy as np; np.save('$imp/embeddings.npy', np.load('$imp/embeddings.npy')[:3])"
+"$NS" embed "$OUT/data/ferry/data" --import "$imp" --states-out "$TMP/s.npy" 2>"$TMP/err" && fail "a short import was accepted"
+grep -q "$imp: [0-9]* of [0-9]* texts have no embedding" "$TMP/err" || fail "short import: $(cat "$TMP/err")"
+[ ! -e "$TMP/s.npy" ] || fail "a short import wrote rows"
 echo ok

@@ -181,9 +181,18 @@ typedef struct ns_embed_run {
 ns_status ns_embed_cached(const ns_bert *m, const char *cache, int64_t n, const char *const *texts, const size_t *lens,
                           const ns_embed_opts *o, ns_embed_table *t, ns_embed_run *run, ns_error *err);
 
-/* The rows of texts[0..n), in order, from t to path as float32 [n, dim]. */
+/* NS_OK when t holds every one of texts[0..n), else NS_ERR_INPUT naming
+ * name (the table's folder or the file to be written), how many are missing
+ * and the first of them. */
+ns_status ns_embed_require(const ns_embed_table *t, const char *name, int64_t n, const char *const *texts,
+                          const size_t *lens, ns_error *err);
+/* The rows of texts[0..n), in order, from t to path as float32 [n, dim];
+ * ns_embed_require's error (nothing written) when t lacks any of them. */
 ns_status ns_embed_write_rows(const char *path, const ns_embed_table *t, int64_t n, const char *const *texts,
                               const size_t *lens, ns_error *err);
+/* texts[0..n) to path as JSON strings, one a line: an import's index.jsonl
+ * (row i = line i) once embeddings.npy holds their rows in that order. */
+ns_status ns_embed_write_texts(const char *path, int64_t n, const char *const *texts, const size_t *lens, ns_error *err);
 
 /* ns_text_list_dataset_order of the dataset folder dir, its prompts rendered
  * with the templates under domains_dir (shuffle_seed NULL: canonical order). */
