@@ -608,7 +608,10 @@ ns_status ns_embed_cached(const ns_bert *m, const char *cache, int64_t n, const 
     }
     double t0 = ns_now();
     clock_t c0 = clock();
-    if ((st = ns_embed_texts(m, t, n, texts, lens, o, &run->computed, err)) != NS_OK) return st;
+    if ((st = ns_embed_texts(m, t, n, texts, lens, o, &run->computed, err)) != NS_OK) {
+        if (cache && err && !err->file[0]) snprintf(err->file, sizeof err->file, "%s", cache); /* which cache */
+        return st;
+    }
     run->seconds = ns_now() - t0;
     run->cpu = (double)(clock() - c0) / CLOCKS_PER_SEC; /* all threads of the process */
     if (cache && run->computed > 0) return ns_embed_table_save(t, cache, err);
