@@ -73,6 +73,9 @@ static int parse_args(int argc, char **argv, embed_args *a)
     }
     if (a->chunks && a->truncate) return cli_usage("embed", "--chunks and --truncate exclude each other");
     if (a->import && a->cache) return cli_usage("embed", "--import DIR is read only; --cache DIR is computed into");
+    if (a->texts_out && (a->import || a->cache || a->out || a->states_out || a->actions_out))
+        return cli_usage("embed", "--texts-out lists the texts and embeds none: not with --import, --cache, -o, "
+                                  "--states-out or --actions-out");
     return 0;
 }
 

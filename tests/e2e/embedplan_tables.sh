@@ -81,4 +81,6 @@ head -n 3 "$imp/index.jsonl" >"$TMP/short.jsonl" && mv "$TMP/short.jsonl" "$imp/
 "$NS" embed "$OUT/data/ferry/data" --import "$imp" --states-out "$TMP/s.npy" 2>"$TMP/err" && fail "a short import was accepted"
 grep -q "$imp: [0-9]* of [0-9]* texts have no embedding" "$TMP/err" || fail "short import: $(cat "$TMP/err")"
 [ ! -e "$TMP/s.npy" ] || fail "a short import wrote rows"
+expect_exit 30 "$NS" embed "$OUT/data/ferry/data" --texts-out "$TMP/t.jsonl" --states-out "$TMP/s.npy"
+expect_exit 32 "$NS" embed "$OUT/data/ferry/data" --import "$TMP/no-such-import" --states-out "$TMP/s.npy"
 echo ok
