@@ -47,6 +47,8 @@ int cmd_embed(int argc, char **argv);
 /* `embed stats DIR…` (cmd_embed_stats.c), the options parsed by cmd_embed */
 int cli_embed_stats(const char *model, const char *domains, ns_prompt_layout layout, bool json, int ndirs,
                     const char *const *dirs);
+/* `embed tokenize TEXT…` (cmd_embed_stats.c). */
+int cli_embed_tokenize(const char *model, bool json, int ntexts, const char *const *texts);
 int cmd_encode(int argc, char **argv);
 int cmd_featurize(int argc, char **argv);
 /* `featurize pca` (cmd_featurize_pca.c); argv[0] is "pca" */

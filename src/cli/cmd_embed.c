@@ -16,6 +16,7 @@
 typedef struct embed_args {
     const char *model, *cache, *out, *domains, *states_out, *actions_out, *texts_out, *import;
     long batch, shuffle, threads; /* shuffle: --shuffle-facts SEED, -1 for the canonical order */
+    double save_every;            /* --save-every S: the cache saved while it grows (0: the library's 600 s) */
     bool quiet, json, chunks, truncate;
     ns_prompt_layout layout;
     const char *pos[64];
@@ -59,6 +60,9 @@ static int parse_args(int argc, char **argv, embed_args *a)
             a->layout = (ns_prompt_layout)l;
         } else if (!strcmp(s, "--shuffle-facts") && more) {
             if (!cli_parse_range("embed", "--shuffle-facts", argv[++i], 0, LONG_MAX, &a->shuffle)) return NS_ERR_USAGE;
+        } else if (!strcmp(s, "--save-every") && more) {
+            if (!cli_parse_double("embed", "--save-every", argv[++i], &a->save_every) || a->save_every <= 0)
+                return cli_usage("embed", "--save-every expects seconds > 0, given '%s'", argv[i]);
         } else if (!strcmp(s, "--threads") && more) {
             if (!cli_parse_range("embed", "--threads", argv[++i], 1, 1024, &a->threads)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--batch") && more) {
@@ -185,7 +189,8 @@ static int embed_list(const embed_args *a, const ns_text_list *tl, const char *f
     if (dataset) a2.cache = cache.data;
     ns_embed_table t = {0};
     ns_embed_run run = {0};
-    ns_embed_opts o = {(int)a->batch, !a->quiet, a2.chunks};
+    ns_embed_opts o = {.batch = (int)a->batch, .progress = !a->quiet, .chunks = a2.chunks, .save_dir = a2.cache,
+                       .save_seconds = a->save_every};
     ns_error err;
     if (!rc && ns_embed_cached(m, a2.cache, tl->n, texts, lens, &o, &t, &run, &err) != NS_OK)
         rc = cli_report(&err);
@@ -220,29 +225,6 @@ static int embed_texts(const embed_args *a, bool file)
     return rc;
 }
 
-/* `embed tokenize TEXT…`: the model-input token ids, one line per text. */
-static int embed_tokenize(const embed_args *a)
-{
-    ns_bert *m = NULL;
-    int rc = load_model(a->model, a->threads, &m);
-    if (rc) return rc;
-    const ns_bert_config *c = ns_bert_config_of(m);
-    int32_t *ids = ns_xmalloc((size_t)c->max_seq_length * sizeof *ids);
-    for (int i = 1; i < a->npos; i++) {
-        int n = ns_bert_tokenize(m, a->pos[i], strlen(a->pos[i]), ids);
-        for (int k = 0; k < n; k++)
-            printf(a->json ? "%s%d" : "%s%d", k ? (a->json ? ", " : " ") : (a->json ? "[" : ""), ids[k]);
-        if (!a->json) {
-            printf("\n ");
-            for (int k = 0; k < n; k++) printf(" %s", ns_wordpiece_token(ns_bert_wordpiece(m), ids[k]));
-        }
-        printf(a->json ? "]\n" : "\n");
-    }
-    free(ids);
-    ns_bert_free(m);
-    return 0;
-}
-
 int cmd_embed(int argc, char **argv)
 {
     embed_args a;
@@ -252,7 +234,7 @@ int cmd_embed(int argc, char **argv)
     bool sub = !strcmp(a.pos[0], "texts") || !strcmp(a.pos[0], "tokenize") || !strcmp(a.pos[0], "stats");
     if (sub && a.shuffle >= 0) return cli_usage("embed", "--shuffle-facts applies to DATASET_DIR, not to '%s'", a.pos[0]);
     if (!strcmp(a.pos[0], "texts")) return embed_texts(&a, true);
-    if (!strcmp(a.pos[0], "tokenize")) return embed_tokenize(&a);
+    if (!strcmp(a.pos[0], "tokenize")) return cli_embed_tokenize(a.model, a.json, a.npos - 1, a.pos + 1);
     if (!strcmp(a.pos[0], "stats"))
         return cli_embed_stats(a.model, a.domains, a.layout, a.json, a.npos - 1, a.pos + 1);
     return embed_texts(&a, false);

@@ -1,6 +1,9 @@
-/* cmd_embed_stats.c — `nextstate embed stats DATASET_DIR…`: how a model's truncation treats the state prompts
- * (embed.h: ns_embed_prompt_stats_dir); cmd_embed.c hands it the parsed options. */
+/* cmd_embed_stats.c — how a model reads the prompts: `nextstate embed stats DATASET_DIR…` (its truncation of the
+ * state prompts; embed.h: ns_embed_prompt_stats_dir) and `embed tokenize TEXT…` (its token ids); cmd_embed.c
+ * hands them the parsed options. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 #include "nextstate/encode/bert.h"
 #include "nextstate/encode/embed.h"
@@ -49,4 +52,27 @@ int cli_embed_stats(const char *model, const char *domains, ns_prompt_layout lay
                L);
     ns_bert_free(m);
     return rc;
+}
+
+/* `embed tokenize TEXT…`: the model-input token ids, one line per text (with
+ * the word pieces under them unless json). */
+int cli_embed_tokenize(const char *model, bool json, int ntexts, const char *const *texts)
+{
+    ns_bert *m = NULL;
+    ns_error err;
+    if (ns_embed_model_load(&m, model, &err) != NS_OK) return cli_report(&err);
+    const ns_bert_config *c = ns_bert_config_of(m);
+    int32_t *ids = ns_xmalloc((size_t)c->max_seq_length * sizeof *ids);
+    for (int i = 0; i < ntexts; i++) {
+        int n = ns_bert_tokenize(m, texts[i], strlen(texts[i]), ids);
+        for (int k = 0; k < n; k++) printf("%s%d", k ? (json ? ", " : " ") : (json ? "[" : ""), ids[k]);
+        if (!json) {
+            printf("\n ");
+            for (int k = 0; k < n; k++) printf(" %s", ns_wordpiece_token(ns_bert_wordpiece(m), ids[k]));
+        }
+        printf(json ? "]\n" : "\n");
+    }
+    free(ids);
+    ns_bert_free(m);
+    return 0;
 }

@@ -354,15 +354,28 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
         ns_progress prog;
         ns_progress_init(&prog, o && o->progress, "embed");
         reserve_rows(t, t->n + k);
-        for (int64_t s = 0; s < k; s += group) {
+        const double every = o && o->save_seconds > 0 ? o->save_seconds : 600;
+        double saved = ns_now();
+        ns_status st = NS_OK;
+        for (int64_t s = 0; s < k && st == NS_OK; s += group) {
             int b = (int)(k - s < group ? k - s : group);
             if (chunks) ns_bert_encode_chunks(m, b, todo + s, todo_len + s, batch, NULL, out);
             else ns_bert_encode(m, b, todo + s, todo_len + s, batch, NULL, out);
             for (int i = 0; i < b; i++) ns_embed_put(t, todo_key[s + i], out + (size_t)i * c->hidden);
             ns_progress_update(&prog, (long)(s + b), (long)k, "texts");
+            if (o && o->save_dir && s + b < k && ns_now() - saved >= every) { /* the last save is the caller's */
+                st = ns_embed_table_save(t, o->save_dir, err);
+                saved = ns_now();
+            }
         }
         ns_progress_done(&prog);
         free(out);
+        if (st != NS_OK) {
+            free(todo);
+            free(todo_len);
+            free(todo_key);
+            return st;
+        }
     }
     if (computed) *computed = k;
     free(todo);
@@ -715,7 +728,7 @@ ns_status ns_embed_dataset_features(const ns_bert *m, const ns_dataset *ds, cons
     ns_buf cache;
     ns_buf_init(&cache);
     if (dataset_dir) ns_buf_printf(&cache, "%s/embeddings/%s%s", dataset_dir, c->name, over > 0 ? "+chunks" : "");
-    ns_embed_opts o = {32, progress, over > 0};
+    ns_embed_opts o = {.batch = 32, .progress = progress, .chunks = over > 0, .save_dir = dataset_dir ? cache.data : NULL};
     ns_embed_table t = {0};
     ns_embed_run run;
     st = ns_embed_cached(m, dataset_dir ? cache.data : NULL, tl.n, tl.texts, tl.lens, &o, &t, &run, err);

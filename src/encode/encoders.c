@@ -229,7 +229,7 @@ static ns_status embed_encode(ns_enc *e, const ns_dataset *ds, int d, ns_feature
     const int64_t n = actions ? tl.nactions : tl.nstates;
     const char *const *texts = tl.texts + (actions ? tl.nstates : 0);
     const size_t *lens = tl.lens + (actions ? tl.nstates : 0);
-    ns_embed_opts o = {32, false, ns_embed_count_over_window(m, n, texts, lens) > 0};
+    ns_embed_opts o = {.batch = 32, .chunks = ns_embed_count_over_window(m, n, texts, lens) > 0};
     ns_embed_table t;
     ns_embed_table_init(&t, ns_bert_dim(m));
     st = ns_embed_texts(m, &t, n, texts, lens, &o, NULL, err);

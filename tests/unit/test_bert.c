@@ -357,7 +357,7 @@ static void test_chunks(void)
     /* the table knows the encoder: a truncating cache refuses chunked rows */
     ns_embed_table t;
     ns_embed_table_init(&t, H);
-    ns_embed_opts o = {2, false, false}, oc = {2, false, true};
+    ns_embed_opts o = {.batch = 2}, oc = {.batch = 2, .chunks = true};
     int64_t computed;
     ns_error err;
     CHECK_EQ_INT(ns_embed_texts(m, &t, 1, texts, NULL, &o, &computed, &err), NS_OK);
@@ -381,7 +381,7 @@ static void test_cache_reuse(void)
     const char *texts[] = {"hello world", "the car is at location l0", "hello world", "cafe", "(board c1 l1)"};
     ns_embed_table t;
     ns_embed_table_init(&t, ns_bert_dim(m));
-    ns_embed_opts o = {2, false, false};
+    ns_embed_opts o = {.batch = 2};
     int64_t computed = -1;
     ns_error err;
     CHECK_EQ_INT(ns_embed_texts(m, &t, 5, texts, NULL, &o, &computed, &err), NS_OK);
@@ -472,7 +472,7 @@ static void test_import(void)
     ns_bert *m = load(FIX "tiny-bert");
     const char *have[] = {"middle", "first text"}, *missing[] = {"middle", "not there"};
     int64_t computed = -1;
-    ns_embed_opts o = {4, false, false};
+    ns_embed_opts o = {.batch = 4};
     CHECK_EQ_INT(ns_embed_texts(m, &t, 2, have, NULL, &o, &computed, &err), NS_OK);
     CHECK_EQ_INT(computed, 0);
     CHECK_EQ_INT(ns_embed_texts(m, &t, 2, missing, NULL, &o, &computed, &err), NS_ERR_INPUT);

@@ -244,7 +244,7 @@ static void test_embed_calls(void)
         ns_text_list_free(&tl);
         return;
     }
-    ns_embed_opts o = {4, false, false};
+    ns_embed_opts o = {.batch = 4};
     ns_embed_table t = {0}, t2 = {0};
     ns_embed_run r = {0}, r2 = {0};
     CHECK(ns_embed_cached(m, path("cache"), tl.n, tl.texts, tl.lens, &o, &t, &r, &e) == NS_OK);

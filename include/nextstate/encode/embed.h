@@ -91,6 +91,9 @@ typedef struct ns_embed_opts {
     bool progress; /* progress line on stderr (when it is a terminal) */
     bool chunks;   /* ns_bert_encode_chunks instead of truncation: a distinct encoder, so its
                       table carries the model's name + "+chunks" and a fingerprint of its own */
+    const char *save_dir; /* when set, the growing table is saved there (ns_embed_table_save) every
+                             save_seconds of wall time, so a run killed midway resumes from it */
+    double save_seconds;  /* ≤ 0: 600 */
 } ns_embed_opts;
 
 /* Makes sure t holds every text of texts[0..n) (lengths lens, or NULL for
