@@ -170,6 +170,19 @@ build_data() { # name shipped acp opts
     rm -rf "$dir/data" && mv "$dir/data.tmp" "$dir/data"
 }
 
+# `embed DATA OPTS…` into E/{states,actions}.npy once (kept: later cells reuse them); prints "STATES ACTIONS"
+embed_rows() { # e data opts…
+    local e=$1 data=$2
+    shift 2
+    mkdir -p "$e"
+    if [ ! -f "$e/states.npy" ]; then
+        "$NS" embed "$data" "$@" --states-out "$e/states.tmp.npy" --actions-out "$e/actions.tmp.npy" \
+            --quiet >>"$LOG" 2>&1 || return 1
+        mv "$e/actions.tmp.npy" "$e/actions.npy" && mv "$e/states.tmp.npy" "$e/states.npy"
+    fi
+    echo "$e/states.npy $e/actions.npy"
+}
+
 # Features of ENCODER for the split SP (cached in FEAT): prints "STATE_SPEC ACTION_SPEC", or "skip"
 feat() { # enc data sp feat seed
     local enc=$1 data=$2 sp=$3 f=$4 seed=$5
@@ -181,25 +194,12 @@ feat() { # enc data sp feat seed
         ns_have_model "$model" || { echo skip; return 0; }
         [ "$(ns_nstates "$data")" -le "$TEXT_MAX_STATES" ] || { echo skip; return 0; }
         local e="$OUT/emb/$(basename "$(dirname "$data")")/$model"
-        mkdir -p "$e"
-        if [ ! -f "$e/states.npy" ]; then
-            "$NS" embed "$data" --model "$model" --cache "$e/cache" --states-out "$e/states.tmp.npy" \
-                --actions-out "$e/actions.tmp.npy" --quiet >>"$LOG" 2>&1 || return 1
-            mv "$e/actions.tmp.npy" "$e/actions.npy" && mv "$e/states.tmp.npy" "$e/states.npy"
-        fi
-        echo "$e/states.npy $e/actions.npy" ;;
+        embed_rows "$e" "$data" --model "$model" --cache "$e/cache" ;;
     import-*) # embeddings made elsewhere: IMPORT_DIR/NAME/DOMAIN/{embeddings.npy,index.jsonl}
-        local name dom
-        name=${enc#import-} dom=$(basename "$(dirname "$data")")
-        local dir="${IMPORT_DIR:-}/$name/$dom" e="$OUT/emb/$dom/$enc"
+        local dom dir
+        dom=$(basename "$(dirname "$data")") dir="${IMPORT_DIR:-}/${enc#import-}/$dom"
         [ -n "${IMPORT_DIR:-}" ] && [ -f "$dir/embeddings.npy" ] || { echo skip; return 0; }
-        mkdir -p "$e"
-        if [ ! -f "$e/states.npy" ]; then
-            "$NS" embed "$data" --import "$dir" --states-out "$e/states.tmp.npy" --actions-out "$e/actions.tmp.npy" \
-                --quiet >>"$LOG" 2>&1 || return 1
-            mv "$e/actions.tmp.npy" "$e/actions.npy" && mv "$e/states.tmp.npy" "$e/states.npy"
-        fi
-        echo "$e/states.npy $e/actions.npy" ;;
+        embed_rows "$OUT/emb/$dom/$enc" "$data" --import "$dir" ;;
     *) SEED=$seed ns_features "$enc" "$data" "$sp" "$f" "$LOG" ;;
     esac
 }

@@ -320,6 +320,7 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
                             "), not %s (%d dims, %016" PRIx64 "): use another cache folder",
                             t->model[0] ? t->model : "unknown", t->dim, t->fingerprint, name, c->hidden, fp);
     /* the distinct missing texts */
+    ns_status st = NS_OK;
     const char **todo = ns_xmalloc((size_t)(n + 1) * sizeof *todo);
     size_t *todo_len = ns_xmalloc((size_t)(n + 1) * sizeof *todo_len);
     uint64_t *todo_key = ns_xmalloc((size_t)(n + 1) * sizeof *todo_key);
@@ -356,7 +357,6 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
         reserve_rows(t, t->n + k);
         const double every = o && o->save_seconds > 0 ? o->save_seconds : 600;
         double saved = ns_now();
-        ns_status st = NS_OK;
         for (int64_t s = 0; s < k && st == NS_OK; s += group) {
             int b = (int)(k - s < group ? k - s : group);
             if (chunks) ns_bert_encode_chunks(m, b, todo + s, todo_len + s, batch, NULL, out);
@@ -370,18 +370,12 @@ ns_status ns_embed_texts(const ns_bert *m, ns_embed_table *t, int64_t n, const c
         }
         ns_progress_done(&prog);
         free(out);
-        if (st != NS_OK) {
-            free(todo);
-            free(todo_len);
-            free(todo_key);
-            return st;
-        }
     }
-    if (computed) *computed = k;
+    if (computed && st == NS_OK) *computed = k;
     free(todo);
     free(todo_len);
     free(todo_key);
-    return NS_OK;
+    return st;
 }
 
 int64_t ns_embed_count_over_window(const ns_bert *m, int64_t n, const char *const *texts, const size_t *lens)
