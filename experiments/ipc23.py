@@ -18,6 +18,7 @@ Run through experiments/ipc23.sh (which sets NS, BENCH and OUT). Per domain:
             hwl-gbfs  ... --algo guided (GBFS on the learned h, h^FF's helpful actions preferred)
             hwl-lama  ... --algo lama (the learned h in LAMA-first's search beside h^FF and h^LM)
             hwl-lamah ... --algo lama-h (the learned h in h^FF's place beside h^LM)
+            hwl-search ... --algo search (GBFS on the learned h alone, as WL-GOOSE)
             hwl4-gbfs, hwl4-lama  the same with 4 WL iterations (model kind hwl4)
             xgb       the first paper's WL-XGBoost (delta) model, --algo guided
             hwl-xgb   GBFS on the learned h, the XGBoost model's choice of h^FF's
@@ -158,6 +159,7 @@ PLANNER_TABLE = {
     "hwl-gbfs": ("hwl", _ns_plan("--algo", "guided")),  # GBFS on h, h^FF's helpful actions preferred
     "hwl-lama": ("hwl", _ns_plan("--algo", "lama")),  # h in LAMA-first's search beside h^FF and h^LM
     "hwl-lamah": ("hwl", _ns_plan("--algo", "lama-h")),  # h in LAMA-first's search in h^FF's place
+    "hwl-search": ("hwl", _ns_plan("--algo", "search")),  # GBFS on h alone (WL-GOOSE's search)
     "hwl4-gbfs": ("hwl4", _ns_plan("--algo", "guided")),  # the same with 4 WL iterations
     "hwl4-lama": ("hwl4", _ns_plan("--algo", "lama")),
     "xgb": ("xgb", _ns_plan("--algo", "guided")),     # the first paper's WL-XGBoost, model-guided GBFS-h^FF

@@ -2,7 +2,8 @@
  *
  * One generator per domain, each in the spirit of the standard IPC generator
  * of that domain, writing objects and predicates the way the ACPBench
- * problems of the domain name them.  Every generator makes its problems
+ * problems of the domain name them (spanner, miconic, childsnack, transport:
+ * the IPC 2023 Learning Track's).  Every generator makes its problems
  * solvable by construction (the argument is in the comment above each one).
  * All choices come from one ns_rng seeded by the caller's seed, so the same
  * (domain, options, seed) always gives the same bytes.
@@ -998,6 +999,158 @@ static ns_status gen_satellite(const int *v, ns_rng *r, ns_buf *out, ns_error *e
     return NS_OK;
 }
 
+/* ---------------------------------------------- IPC 2023 Learning Track */
+
+/* Spanner (IPC generator layout): bob in the shed, the chain shed →
+ * location1 → … → locationL → gate, each spanner usable at a random chain
+ * location, every nut loose at the gate.  Solvable when spanners >= nuts:
+ * walk the chain picking up every spanner, then tighten each nut with its own. */
+static ns_status gen_spanner(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
+{
+    int spanners = v[0], nuts = v[1], locs = v[2];
+    if (spanners < nuts) return bad(err, "spanner: spanners (%d) must be >= nuts (%d)", spanners, nuts);
+    objects_begin(out);
+    ns_buf_puts(out, "    bob - man\n");
+    objects(out, "spanner", "", 1, spanners, "spanner");
+    objects(out, "nut", "", 1, nuts, "nut");
+    ns_buf_puts(out, "    shed gate - location\n");
+    objects(out, "location", "", 1, locs, "location");
+    init_begin(out);
+    atom(out, "at bob shed");
+    for (int s = 1; s <= spanners; s++) {
+        atom(out, "at spanner%d location%d", s, 1 + rnd(r, locs));
+        atom(out, "usable spanner%d", s);
+    }
+    for (int n = 1; n <= nuts; n++) {
+        atom(out, "at nut%d gate", n);
+        atom(out, "loose nut%d", n);
+    }
+    atom(out, "link shed location1");
+    for (int l = 1; l < locs; l++) atom(out, "link location%d location%d", l, l + 1);
+    atom(out, "link location%d gate", locs);
+    goal_begin(out);
+    for (int n = 1; n <= nuts; n++) atom(out, "tightened nut%d", n);
+    goal_end(out);
+    return NS_OK;
+}
+
+/* Miconic (IPC generator layout): floors f1 … fF, (above fi fj) for i < j,
+ * the lift at a random floor, each passenger with distinct random origin and
+ * destination floors.  Solvable: the lift reaches every floor. */
+static ns_status gen_miconic(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
+{
+    int passengers = v[0], floors = v[1];
+    if ((long)floors * floors > GEN_MAX_CELLS) return bad(err, "miconic: too many floors (above lists every pair)");
+    objects_begin(out);
+    objects(out, "p", "", 1, passengers, "passenger");
+    objects(out, "f", "", 1, floors, "floor");
+    init_begin(out);
+    atom(out, "lift-at f%d", 1 + rnd(r, floors));
+    for (int p = 1; p <= passengers; p++) {
+        int from = rnd(r, floors), to = (from + 1 + rnd(r, floors - 1)) % floors;
+        atom(out, "origin p%d f%d", p, from + 1);
+        atom(out, "destin p%d f%d", p, to + 1);
+    }
+    for (int a = 1; a <= floors; a++)
+        for (int b = a + 1; b <= floors; b++) atom(out, "above f%d f%d", a, b);
+    goal_begin(out);
+    for (int p = 1; p <= passengers; p++) atom(out, "served p%d", p);
+    goal_end(out);
+    return NS_OK;
+}
+
+/* Childsnack (IPC generator layout; kitchen is the domain's constant): as
+ * many bread and content portions as children, as many of each gluten-free
+ * as allergic children, every tray in the kitchen, each child waiting at a
+ * random table.  Solvable when sandwiches >= children: make a gluten-free
+ * sandwich per allergic child and a plain one per other child, then per
+ * child put its sandwich on a tray, move the tray to the child's table and
+ * serve. */
+static ns_status gen_childsnack(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
+{
+    int children = v[0], allergic = v[1], trays = v[2], tables = v[3], sandwiches = v[4];
+    if (allergic > children) return bad(err, "childsnack: allergic (%d) must be <= children (%d)", allergic, children);
+    if (sandwiches < children)
+        return bad(err, "childsnack: sandwiches (%d) must be >= children (%d)", sandwiches, children);
+    int *kids = random_perm(r, children), *bread = random_perm(r, children), *content = random_perm(r, children);
+    objects_begin(out);
+    objects(out, "child", "", 1, children, "child");
+    objects(out, "tray", "", 1, trays, "tray");
+    objects(out, "sandw", "", 1, sandwiches, "sandwich");
+    objects(out, "bread", "", 1, children, "bread-portion");
+    objects(out, "content", "", 1, children, "content-portion");
+    objects(out, "table", "", 1, tables, "place");
+    init_begin(out);
+    for (int t = 1; t <= trays; t++) atom(out, "at tray%d kitchen", t);
+    for (int b = 1; b <= children; b++) atom(out, "at_kitchen_bread bread%d", b);
+    for (int c = 1; c <= children; c++) atom(out, "at_kitchen_content content%d", c);
+    for (int k = 0; k < children; k++)
+        atom(out, "%s child%d", k < allergic ? "allergic_gluten" : "not_allergic_gluten", kids[k] + 1);
+    for (int k = 0; k < allergic; k++) atom(out, "no_gluten_bread bread%d", bread[k] + 1);
+    for (int k = 0; k < allergic; k++) atom(out, "no_gluten_content content%d", content[k] + 1);
+    for (int k = 0; k < children; k++) atom(out, "waiting child%d table%d", kids[k] + 1, 1 + rnd(r, tables));
+    for (int s = 1; s <= sandwiches; s++) atom(out, "notexist sandw%d", s);
+    goal_begin(out);
+    for (int c = 1; c <= children; c++) atom(out, "served child%d", c);
+    goal_end(out);
+    free(kids);
+    free(bread);
+    free(content);
+    return NS_OK;
+}
+
+/* Transport: locations l1 … lL joined by two-way roads (a random tree, each
+ * location after the first joined to a random earlier one in a random order,
+ * plus `roads` more random pairs), sizes c0 … cC with capacity-predecessor
+ * c(i) c(i+1), each vehicle at a random location with a random room 1 … C,
+ * each package at a random location with a goal at another.  Solvable: the
+ * road graph is connected and every vehicle has room for one package. */
+static ns_status gen_transport(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
+{
+    int vehicles = v[0], packages = v[1], locs = v[2], capacity = v[3], extra = v[4];
+    if ((long)locs * locs > GEN_MAX_CELLS) return bad(err, "transport: too many locations");
+    if (packages > 0 && locs < 2) return bad(err, "transport: packages need at least 2 locations");
+    bool *road = ns_xcalloc((size_t)locs * (size_t)locs, sizeof *road);
+    int *order = random_perm(r, locs);
+    for (int i = 1; i < locs; i++) {
+        int a = order[i], b = order[rnd(r, i)];
+        road[a * locs + b] = road[b * locs + a] = true;
+    }
+    long pairs = (long)locs * (locs - 1) / 2, have = locs - 1;
+    for (int e = 0; e < extra && have < pairs; e++) { /* a new pair each time, while there is one */
+        int a, b;
+        do a = rnd(r, locs), b = rnd(r, locs);
+        while (a == b || road[a * locs + b]);
+        road[a * locs + b] = road[b * locs + a] = true;
+        have++;
+    }
+    objects_begin(out);
+    objects(out, "v", "", 1, vehicles, "vehicle");
+    objects(out, "p", "", 1, packages, "package");
+    objects(out, "l", "", 1, locs, "location");
+    objects(out, "c", "", 0, capacity + 1, "size");
+    init_begin(out);
+    for (int i = 1; i <= vehicles; i++) atom(out, "capacity v%d c%d", i, 1 + rnd(r, capacity));
+    for (int c = 0; c < capacity; c++) atom(out, "capacity-predecessor c%d c%d", c, c + 1);
+    int *goal = ns_xmalloc(sizeof(int) * (size_t)(packages > 0 ? packages : 1));
+    for (int p = 0; p < packages; p++) {
+        int from = rnd(r, locs);
+        goal[p] = (from + 1 + rnd(r, locs - 1)) % locs;
+        atom(out, "at p%d l%d", p + 1, from + 1);
+    }
+    for (int i = 1; i <= vehicles; i++) atom(out, "at v%d l%d", i, 1 + rnd(r, locs));
+    for (int a = 0; a < locs; a++)
+        for (int b = 0; b < locs; b++)
+            if (road[a * locs + b]) atom(out, "road l%d l%d", a + 1, b + 1);
+    goal_begin(out);
+    for (int p = 0; p < packages; p++) atom(out, "at p%d l%d", p + 1, goal[p] + 1);
+    goal_end(out);
+    free(goal);
+    free(order);
+    free(road);
+    return NS_OK;
+}
+
 /* ------------------------------------------------------------ the tables */
 
 static const ns_gen_option opt_blocksworld[] = {
@@ -1066,6 +1219,30 @@ static const ns_gen_option opt_satellite[] = {
     {"observations", 3, 1, "number of observed directions (one image goal each)"},
     {NULL, 0, 0, NULL}};
 
+static const ns_gen_option opt_spanner[] = {
+    {"spanners", 3, 1, "number of spanners (>= nuts)"},
+    {"nuts", 2, 1, "number of nuts"},
+    {"locations", 3, 1, "locations between the shed and the gate"},
+    {NULL, 0, 0, NULL}};
+static const ns_gen_option opt_miconic[] = {
+    {"passengers", 2, 1, "number of passengers"},
+    {"floors", 4, 2, "number of floors"},
+    {NULL, 0, 0, NULL}};
+static const ns_gen_option opt_childsnack[] = {
+    {"children", 4, 1, "number of children"},
+    {"allergic", 2, 0, "children allergic to gluten (<= children)"},
+    {"trays", 2, 1, "number of trays"},
+    {"tables", 3, 1, "number of tables"},
+    {"sandwiches", 5, 1, "number of sandwiches (>= children)"},
+    {NULL, 0, 0, NULL}};
+static const ns_gen_option opt_transport[] = {
+    {"vehicles", 2, 1, "number of vehicles"},
+    {"packages", 3, 0, "number of packages (each has a goal)"},
+    {"locations", 5, 1, "number of locations"},
+    {"capacity", 2, 1, "largest room of a vehicle (sizes c0 … cC)"},
+    {"roads", 3, 0, "two-way roads beyond the spanning tree's L - 1"},
+    {NULL, 0, 0, NULL}};
+
 typedef struct gen_domain {
     const char *name;
     const char *pddl; /* the domain name inside the PDDL files */
@@ -1085,12 +1262,17 @@ static const gen_domain domains[] = {
     {"grid", "grid", opt_grid, gen_grid},
     {"rovers", "rover", opt_rovers, gen_rovers},
     {"satellite", "satellite", opt_satellite, gen_satellite},
+    {"spanner", "spanner", opt_spanner, gen_spanner},
+    {"miconic", "miconic", opt_miconic, gen_miconic},
+    {"childsnack", "childsnack", opt_childsnack, gen_childsnack},
+    {"transport", "transport", opt_transport, gen_transport},
 };
 #define NDOMAINS ((int)(sizeof domains / sizeof domains[0]))
 
 static const char *const domain_names[] = {"blocksworld", "gripper", "logistics", "visitall",
                                            "depot", "ferry", "floortile", "goldminer",
-                                           "grid", "rovers", "satellite", NULL};
+                                           "grid", "rovers", "satellite", "spanner",
+                                           "miconic", "childsnack", "transport", NULL};
 
 const char *const *ns_gen_domains(void) { return domain_names; }
 

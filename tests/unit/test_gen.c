@@ -6,8 +6,9 @@
  *   NS_ERR_USAGE;
  * - every generated problem parses against domains/<name>/domain.pddl,
  *   grounds, and small ones are solved by BFS (solvable by construction);
- * - each shipped domain against its ACPBench reference: for every ACPBench
- *   problem of the domain, both domain files ground to the same task (same
+ * - each shipped domain against its reference (ACPBench's, or the IPC 2023
+ *   Learning Track's for spanner, miconic, childsnack and transport): for
+ *   each reference problem (the first 12 by name), both domain files ground to the same task (same
  *   atoms, statics, operators with the same pre/add/del sets, initial state
  *   and goal — our files keep the reference's declaration order, so ids
  *   agree), and, when the reachable space has at most ~200k states, give the
@@ -35,17 +36,29 @@ static long env_long(const char *name, long def)
     return v && *v ? atol(v) : def;
 }
 
-/* Our domain folder and the ACPBench folder of the same domain. */
+/* Our domain folder and the benchmark folder of the same domain (under the
+ * shared benchmarks folder): ACPBench's, or the IPC 2023 Learning Track's,
+ * whose reference problems are in its training/easy folder. */
 static const struct {
-    const char *ours, *acp;
+    const char *ours, *ref, *problems;
 } PAIRS[] = {
-    {"blocksworld", "blocksworld-4ops"}, {"gripper", "gripper-strips"},
-    {"logistics", "logistics-strips"},   {"visitall", "grid-visit-all"},
-    {"depot", "depots"},                 {"ferry", "ferry"},
-    {"floortile", "floor-tile"},         {"goldminer", "gold-miner-typed"},
-    {"grid", "grid"},                    {"rovers", "rover"},
-    {"satellite", "satellite"},
+    {"blocksworld", "acpbench/blocksworld-4ops", ""},
+    {"gripper", "acpbench/gripper-strips", ""},
+    {"logistics", "acpbench/logistics-strips", ""},
+    {"visitall", "acpbench/grid-visit-all", ""},
+    {"depot", "acpbench/depots", ""},
+    {"ferry", "acpbench/ferry", ""},
+    {"floortile", "acpbench/floor-tile", ""},
+    {"goldminer", "acpbench/gold-miner-typed", ""},
+    {"grid", "acpbench/grid", ""},
+    {"rovers", "acpbench/rover", ""},
+    {"satellite", "acpbench/satellite", ""},
+    {"spanner", "ipc2023-learning/spanner", "/training/easy"},
+    {"miconic", "ipc2023-learning/miconic", "/training/easy"},
+    {"childsnack", "ipc2023-learning/childsnack", "/training/easy"},
+    {"transport", "ipc2023-learning/transport", "/training/easy"},
 };
+#define REF_FILES 12 /* reference problems compared per domain, the first by name */
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
 static void domain_path(const char *name, char *buf, size_t n)
@@ -157,6 +170,12 @@ static void test_option_errors(void)
     expect_usage("grid", "goals", 101);
     expect_usage("rovers", "waypoints", 1);
     expect_usage("satellite", "modes", 0);
+    expect_usage("spanner", "nuts", 4);       /* more nuts than spanners */
+    expect_usage("miconic", "floors", 1);
+    expect_usage("miconic", "floors", 5000);
+    expect_usage("childsnack", "allergic", 5); /* more allergic than children */
+    expect_usage("childsnack", "sandwiches", 3);
+    expect_usage("transport", "capacity", 0);
     /* Several options at once, and an error in the second one. */
     ns_buf b;
     ns_error err;
@@ -212,6 +231,17 @@ static const gen_case CASES[] = {
     {"rovers", 5, {{"rovers", 1}, {"waypoints", 3}, {"objectives", 1}, {"cameras", 1}, {"goals", 2}}, true},
     {"satellite", 5, {{"satellites", 1}, {"instruments", 1}, {"modes", 2}, {"targets", 2}, {"observations", 2}}, true},
     {"satellite", 0, {{0}}, false},
+    {"spanner", 0, {{0}}, true},
+    {"spanner", 3, {{"spanners", 2}, {"nuts", 2}, {"locations", 1}}, true},
+    {"spanner", 3, {{"spanners", 40}, {"nuts", 30}, {"locations", 30}}, false},
+    {"miconic", 0, {{0}}, true},
+    {"miconic", 2, {{"passengers", 1}, {"floors", 2}}, true},
+    {"childsnack", 0, {{0}}, true},
+    {"childsnack", 5, {{"children", 3}, {"allergic", 3}, {"trays", 1}, {"tables", 2}, {"sandwiches", 3}}, true},
+    {"childsnack", 2, {{"children", 3}, {"allergic", 0}}, true},
+    {"transport", 0, {{0}}, true},
+    {"transport", 5, {{"vehicles", 1}, {"packages", 2}, {"locations", 2}, {"capacity", 1}, {"roads", 5}}, true},
+    {"transport", 3, {{"packages", 0}, {"locations", 1}, {"roads", 0}}, true},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -286,7 +316,7 @@ static void test_generated_parse_and_solve(void)
     printf("  %d generated problems parsed and grounded, %d solved by BFS\n", parsed, solved);
 }
 
-/* ---- shipped domains vs. their ACPBench references ---- */
+/* ---- shipped domains vs. their ACPBench / IPC 2023 references ---- */
 
 /* Number of states reachable from the initial state, or -1 above cap. */
 static long count_reachable(const ns_task *t, long cap)
@@ -449,8 +479,8 @@ static void test_acpbench_equivalence(void)
     for (int p = 0; p < NPAIRS; p++) {
         char ours_path[256], ref_path[640], dir[512];
         domain_path(PAIRS[p].ours, ours_path, sizeof ours_path);
-        snprintf(dir, sizeof dir, "%s/acpbench/%s", bench, PAIRS[p].acp);
-        snprintf(ref_path, sizeof ref_path, "%s/domain.pddl", dir);
+        snprintf(ref_path, sizeof ref_path, "%s/%s/domain.pddl", bench, PAIRS[p].ref);
+        snprintf(dir, sizeof dir, "%s/%s%s", bench, PAIRS[p].ref, PAIRS[p].problems);
         ns_domain ours, ref;
         ns_error err;
         if (ns_domain_read(&ref, ref_path, &err) != NS_OK) {
@@ -471,6 +501,10 @@ static void test_acpbench_equivalence(void)
         int nfiles = list_problems(dir, &files);
         CHECK(nfiles > 0);
         for (int f = 0; f < nfiles; f++) {
+            if (f >= REF_FILES) {
+                free(files[f]);
+                continue;
+            }
             char path[1400];
             snprintf(path, sizeof path, "%s/%s", dir, files[f]);
             side a, b;
@@ -517,7 +551,7 @@ static void test_acpbench_equivalence(void)
         ns_domain_free(&ours);
         ns_domain_free(&ref);
     }
-    printf("  %d ACPBench problems: %d ground identically; %d compared by reachable states and"
+    printf("  %d benchmark problems: %d ground identically; %d compared by reachable states and"
            " BFS plan length, %d above the %ld-state cap\n",
            total, identical, compared, skipped, cap);
     CHECK(compared > 0);
