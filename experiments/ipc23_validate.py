@@ -5,8 +5,8 @@ testing problems: the models experiments/ipc23.py learns from training/easy
 than any training problem, for the IPC domains whose files nextstate's
 generators match (blocksworld, ferry, rovers, satellite, floortile: the
 generated problem gets the IPC domain's name and, where they differ, its
-predicate names; spanner, miconic, childsnack, transport: generated for the
-IPC files as they are; sokoban has no generator).  Run through experiments/ipc23_validate.sh.
+predicate names; spanner, miconic, childsnack, transport, sokoban: generated
+for the IPC files as they are).  Run through experiments/ipc23_validate.sh.
 
 Environment: ipc23.py's (PLANNERS, TIME_LIMIT, SOLVE_LIMIT, TRAIN_EVERY, OUT,
 IPC) and VAL_SEEDS ("1 2 3": generator seeds per size).  Writes
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ipc23  # noqa: E402
 
 # Sizes two to four times the largest training problem (35-43 objects; spanner 26, miconic 30, childsnack 55,
-# transport 45) and beyond.
+# transport 45; sokoban 13 x 13 with 4 boxes) and beyond.
 SIZES = {
     "blocksworld": {"m": ["--blocks", "40"], "l": ["--blocks", "70"]},
     "ferry": {"m": ["--locations", "40", "--cars", "150"], "l": ["--locations", "60", "--cars", "250"]},
@@ -42,6 +42,8 @@ SIZES = {
                    "l": ["--children", "50", "--allergic", "30", "--trays", "6", "--tables", "6", "--sandwiches", "70"]},
     "transport": {"m": ["--vehicles", "14", "--packages", "35", "--locations", "35", "--capacity", "3", "--roads", "150"],
                   "l": ["--vehicles", "20", "--packages", "60", "--locations", "60", "--capacity", "4", "--roads", "300"]},
+    "sokoban": {"m": ["--size", "16", "--boxes", "6", "--steps", "2000"],
+                "l": ["--size", "20", "--boxes", "8", "--steps", "4000"]},
 }
 SEEDS = os.environ.get("VAL_SEEDS", "1 2 3").split()
 # the generator's predicate names -> the IPC file's, where they differ

@@ -2,8 +2,8 @@
  *
  * One generator per domain, each in the spirit of the standard IPC generator
  * of that domain, writing objects and predicates the way the ACPBench
- * problems of the domain name them (spanner, miconic, childsnack, transport:
- * the IPC 2023 Learning Track's).  Every generator makes its problems
+ * problems of the domain name them (spanner, miconic, childsnack, transport,
+ * sokoban: the IPC 2023 Learning Track's).  Every generator makes its problems
  * solvable by construction (the argument is in the comment above each one).
  * All choices come from one ns_rng seeded by the caller's seed, so the same
  * (domain, options, seed) always gives the same bytes.
@@ -1151,6 +1151,93 @@ static ns_status gen_transport(const int *v, ns_rng *r, ns_buf *out, ns_error *e
     return NS_OK;
 }
 
+/* Sokoban (IPC 2023 Learning Track layout: loc_R_C for every cell of a
+ * size × size grid, 1-based, its border all wall; the four directions are
+ * the domain's constants).  Inner cells turn to wall at random (walls
+ * percent) while the floor stays connected; the boxes start on their goal
+ * cells and the robot on another floor cell, then `steps` random reverse
+ * moves (a step to a free cell, or, half the time when a box is behind the
+ * robot, a pull: the robot steps away and the box follows) scatter them.
+ * Solvable: each reverse move is undone by a forward move or push, so the
+ * reverse moves backwards solve the problem. */
+static ns_status gen_sokoban(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
+{
+    int size = v[0], boxes = v[1], walls = v[2], steps = v[3];
+    if (size > 100) return bad(err, "sokoban: size must be <= 100");
+    if (walls > 100) return bad(err, "sokoban: walls is a percentage (0..100)");
+    int n = size * size, inner = (size - 2) * (size - 2);
+    if (boxes >= inner) return bad(err, "sokoban: boxes must be < (size - 2)^2 (%d)", inner);
+    static const char *const dname[4] = {"up", "down", "left", "right"};
+    const int dr[4] = {-1, 1, 0, 0}, dc[4] = {0, 0, -1, 1};
+    bool *floor = ns_xcalloc((size_t)n, sizeof *floor), *reach = ns_xmalloc((size_t)n * sizeof *reach);
+    int *queue = ns_xmalloc((size_t)n * sizeof *queue), *box_at = ns_xmalloc((size_t)n * sizeof *box_at);
+    int *goal = ns_xmalloc((size_t)boxes * sizeof *goal), *pos = ns_xmalloc((size_t)boxes * sizeof *pos);
+    int nfloor = inner;
+    for (int c = 0; c < n; c++) {
+        floor[c] = c / size > 0 && c / size < size - 1 && c % size > 0 && c % size < size - 1;
+        box_at[c] = -1;
+    }
+    int *order = random_perm(r, n);
+    for (int i = 0; i < n; i++) { /* a wall where the rest of the floor stays connected and roomy */
+        int c = order[i];
+        if (!floor[c] || nfloor <= boxes + 1 || !chance(r, walls)) continue;
+        floor[c] = false;
+        int start = c, seen = 0;
+        for (int k = 0; k < n && start == c; k++)
+            if (floor[k]) start = k;
+        grid_flood(size, size, floor, start, reach, queue);
+        for (int k = 0; k < n; k++) seen += reach[k];
+        if (seen == nfloor - 1) nfloor--;
+        else floor[c] = true;
+    }
+    int *cells = ns_xmalloc((size_t)nfloor * sizeof *cells), m = 0;
+    for (int i = 0; i < n; i++)
+        if (floor[order[i]]) cells[m++] = order[i];
+    for (int b = 0; b < boxes; b++) goal[b] = pos[b] = cells[b], box_at[cells[b]] = b;
+    int robot = cells[boxes + rnd(r, nfloor - boxes)];
+    bool solved = true;
+    for (int s = 0; s < steps || (solved && s < 10 * steps); s++) {
+        int d = rnd(r, 4), to = robot + dr[d] * size + dc[d], behind = robot - dr[d] * size - dc[d];
+        if (!floor[to] || box_at[to] >= 0) continue;
+        if (floor[behind] && box_at[behind] >= 0 && chance(r, 50)) { /* pull */
+            int b = box_at[behind];
+            box_at[behind] = -1, box_at[robot] = b, pos[b] = robot;
+        }
+        robot = to;
+        solved = true;
+        for (int b = 0; b < boxes && solved; b++) solved = pos[b] == goal[b];
+    }
+    objects_begin(out);
+    ns_buf_puts(out, "   ");
+    for (int c = 0; c < n; c++) ns_buf_printf(out, " loc_%d_%d", c / size + 1, c % size + 1);
+    ns_buf_puts(out, " - location\n");
+    objects(out, "box", "", 1, boxes, "box");
+    init_begin(out);
+    atom(out, "at-robot loc_%d_%d", robot / size + 1, robot % size + 1);
+    for (int b = 0; b < boxes; b++) atom(out, "at box%d loc_%d_%d", b + 1, pos[b] / size + 1, pos[b] % size + 1);
+    for (int c = 0; c < n; c++)
+        if (floor[c] && box_at[c] < 0) atom(out, "clear loc_%d_%d", c / size + 1, c % size + 1);
+    for (int c = 0; c < n; c++)
+        for (int d = 0; d < 4 && floor[c]; d++) {
+            int t = c + dr[d] * size + dc[d];
+            if (floor[t])
+                atom(out, "adjacent loc_%d_%d loc_%d_%d %s", c / size + 1, c % size + 1, t / size + 1, t % size + 1,
+                     dname[d]);
+        }
+    goal_begin(out);
+    for (int b = 0; b < boxes; b++) atom(out, "at box%d loc_%d_%d", b + 1, goal[b] / size + 1, goal[b] % size + 1);
+    goal_end(out);
+    free(cells);
+    free(order);
+    free(pos);
+    free(goal);
+    free(box_at);
+    free(queue);
+    free(reach);
+    free(floor);
+    return NS_OK;
+}
+
 /* ------------------------------------------------------------ the tables */
 
 static const ns_gen_option opt_blocksworld[] = {
@@ -1235,6 +1322,12 @@ static const ns_gen_option opt_childsnack[] = {
     {"tables", 3, 1, "number of tables"},
     {"sandwiches", 5, 1, "number of sandwiches (>= children)"},
     {NULL, 0, 0, NULL}};
+static const ns_gen_option opt_sokoban[] = {
+    {"size", 7, 5, "grid side, border walls included (<= 100)"},
+    {"boxes", 2, 1, "number of boxes (each has a goal cell)"},
+    {"walls", 15, 0, "percentage of inner cells made walls (the floor kept connected)"},
+    {"steps", 100, 0, "random reverse moves from the solved position"},
+    {NULL, 0, 0, NULL}};
 static const ns_gen_option opt_transport[] = {
     {"vehicles", 2, 1, "number of vehicles"},
     {"packages", 3, 0, "number of packages (each has a goal)"},
@@ -1266,13 +1359,14 @@ static const gen_domain domains[] = {
     {"miconic", "miconic", opt_miconic, gen_miconic},
     {"childsnack", "childsnack", opt_childsnack, gen_childsnack},
     {"transport", "transport", opt_transport, gen_transport},
+    {"sokoban", "sokoban", opt_sokoban, gen_sokoban},
 };
 #define NDOMAINS ((int)(sizeof domains / sizeof domains[0]))
 
 static const char *const domain_names[] = {"blocksworld", "gripper", "logistics", "visitall",
                                            "depot", "ferry", "floortile", "goldminer",
                                            "grid", "rovers", "satellite", "spanner",
-                                           "miconic", "childsnack", "transport", NULL};
+                                           "miconic", "childsnack", "transport", "sokoban", NULL};
 
 const char *const *ns_gen_domains(void) { return domain_names; }
 

@@ -7,7 +7,7 @@
  * - every generated problem parses against domains/<name>/domain.pddl,
  *   grounds, and small ones are solved by BFS (solvable by construction);
  * - each shipped domain against its reference (ACPBench's, or the IPC 2023
- *   Learning Track's for spanner, miconic, childsnack and transport): for
+ *   Learning Track's for spanner, miconic, childsnack, transport, sokoban): for
  *   each reference problem (the first 12 by name), both domain files ground to the same task (same
  *   atoms, statics, operators with the same pre/add/del sets, initial state
  *   and goal — our files keep the reference's declaration order, so ids
@@ -57,6 +57,7 @@ static const struct {
     {"miconic", "ipc2023-learning/miconic", "/training/easy"},
     {"childsnack", "ipc2023-learning/childsnack", "/training/easy"},
     {"transport", "ipc2023-learning/transport", "/training/easy"},
+    {"sokoban", "ipc2023-learning/sokoban", "/training/easy"},
 };
 #define REF_FILES 12 /* reference problems compared per domain, the first by name */
 #define NPAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
@@ -176,6 +177,9 @@ static void test_option_errors(void)
     expect_usage("childsnack", "allergic", 5); /* more allergic than children */
     expect_usage("childsnack", "sandwiches", 3);
     expect_usage("transport", "capacity", 0);
+    expect_usage("sokoban", "boxes", 25);      /* 7 x 7: 25 inner cells, one for the robot */
+    expect_usage("sokoban", "size", 101);
+    expect_usage("sokoban", "walls", 101);
     /* Several options at once, and an error in the second one. */
     ns_buf b;
     ns_error err;
@@ -242,6 +246,9 @@ static const gen_case CASES[] = {
     {"transport", 0, {{0}}, true},
     {"transport", 5, {{"vehicles", 1}, {"packages", 2}, {"locations", 2}, {"capacity", 1}, {"roads", 5}}, true},
     {"transport", 3, {{"packages", 0}, {"locations", 1}, {"roads", 0}}, true},
+    {"sokoban", 0, {{0}}, true},
+    {"sokoban", 4, {{"size", 6}, {"boxes", 3}, {"walls", 40}, {"steps", 300}}, true},
+    {"sokoban", 3, {{"size", 5}, {"boxes", 8}, {"walls", 100}}, true},
 };
 #define NCASES ((int)(sizeof CASES / sizeof CASES[0]))
 
