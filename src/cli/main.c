@@ -155,7 +155,7 @@ static const command commands[] = {
      "  Default (hwl, the best learned planner we have): h(s) = w . phi(s) + b on WL features of state and\n"
      "  goal, ridge regression (--lambda 1) of the cost-to-go along the training plans (WL-GOOSE), plus a\n"
      "  ranking term: a plan step looks >= 1 better than K siblings (--rank 4; 0: off; squared hinge x\n"
-     "  --rank-weight 1; none above 8191 features).  `plan`'s search (lama, guided, lama-h) and the WL\n"
+     "  --rank-weight 1; none above 8191 features).  `plan`'s search (lama, guided, lama-h, search) and WL\n"
      "  iterations (2 or 4, unless --iterations) are chosen on the N largest training problems, held out\n"
      "  (--choose 8; 0: lama): most solved in E evaluations (--choose-budget 100000), then 5 % fewer.\n"
      "  lstm, xgb: the first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state mode,\n"

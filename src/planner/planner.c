@@ -622,7 +622,7 @@ ns_planner_algo ns_plan_heuristic_algo(const ns_hwl *h, ns_planner_algo requeste
                                                                                                   : NS_PLAN_LAMA;
 }
 
-const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES] = {NS_PLAN_LAMA, NS_PLAN_GUIDED, NS_PLAN_LAMA_H};
+const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES] = {NS_PLAN_LAMA, NS_PLAN_GUIDED, NS_PLAN_LAMA_H, NS_PLAN_SEARCH};
 
 /* Whether a candidate beats the best so far: more problems solved, or as
  * many with at least NS_PLAN_CHOICE_MARGIN fewer evaluations.  Within the
