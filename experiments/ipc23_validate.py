@@ -42,8 +42,8 @@ SIZES = {
                    "l": ["--children", "50", "--allergic", "30", "--trays", "6", "--tables", "6", "--sandwiches", "70"]},
     "transport": {"m": ["--vehicles", "14", "--packages", "35", "--locations", "35", "--capacity", "3", "--roads", "150"],
                   "l": ["--vehicles", "20", "--packages", "60", "--locations", "60", "--capacity", "4", "--roads", "300"]},
-    "sokoban": {"m": ["--size", "16", "--boxes", "6", "--steps", "2000"],
-                "l": ["--size", "20", "--boxes", "8", "--steps", "4000"]},
+    "sokoban": {"m": ["--size", "16", "--boxes", "6", "--steps", "150", "--walls", "25"],
+                "l": ["--size", "20", "--boxes", "10", "--steps", "300", "--walls", "25"]},
 }
 SEEDS = os.environ.get("VAL_SEEDS", "1 2 3").split()
 # the generator's predicate names -> the IPC file's, where they differ

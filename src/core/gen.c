@@ -1155,9 +1155,10 @@ static ns_status gen_transport(const int *v, ns_rng *r, ns_buf *out, ns_error *e
  * size × size grid, 1-based, its border all wall; the four directions are
  * the domain's constants).  Inner cells turn to wall at random (walls
  * percent) while the floor stays connected; the boxes start on their goal
- * cells and the robot on another floor cell, then `steps` random reverse
- * moves (a step to a free cell, or, half the time when a box is behind the
- * robot, a pull: the robot steps away and the box follows) scatter them.
+ * cells and the robot on another floor cell, then random reverse moves (a
+ * step to a free cell, or, half the time when a box is behind the robot, a
+ * pull: the robot steps away and the box follows) scatter them until
+ * `steps` pulls were made (at most 100 × (steps + 1) moves tried).
  * Solvable: each reverse move is undone by a forward move or push, so the
  * reverse moves backwards solve the problem. */
 static ns_status gen_sokoban(const int *v, ns_rng *r, ns_buf *out, ns_error *err)
@@ -1196,12 +1197,13 @@ static ns_status gen_sokoban(const int *v, ns_rng *r, ns_buf *out, ns_error *err
     for (int b = 0; b < boxes; b++) goal[b] = pos[b] = cells[b], box_at[cells[b]] = b;
     int robot = cells[boxes + rnd(r, nfloor - boxes)];
     bool solved = true;
-    for (int s = 0; s < steps || (solved && s < 10 * steps); s++) {
+    for (long t = 0, pulls = 0; (pulls < steps || solved) && t < 100L * (steps + 1); t++) {
         int d = rnd(r, 4), to = robot + dr[d] * size + dc[d], behind = robot - dr[d] * size - dc[d];
         if (!floor[to] || box_at[to] >= 0) continue;
         if (floor[behind] && box_at[behind] >= 0 && chance(r, 50)) { /* pull */
             int b = box_at[behind];
             box_at[behind] = -1, box_at[robot] = b, pos[b] = robot;
+            pulls++;
         }
         robot = to;
         solved = true;
@@ -1326,7 +1328,7 @@ static const ns_gen_option opt_sokoban[] = {
     {"size", 7, 5, "grid side, border walls included (<= 100)"},
     {"boxes", 2, 1, "number of boxes (each has a goal cell)"},
     {"walls", 15, 0, "percentage of inner cells made walls (the floor kept connected)"},
-    {"steps", 100, 0, "random reverse moves from the solved position"},
+    {"steps", 20, 0, "random pulls from the solved position (reverse pushes)"},
     {NULL, 0, 0, NULL}};
 static const ns_gen_option opt_transport[] = {
     {"vehicles", 2, 1, "number of vehicles"},
