@@ -182,9 +182,9 @@ static const command commands[] = {
      "  lama: LAMA-first's lazy search with h beside h^FF and the landmark count h^LM, h^FF's helpful\n"
      "  actions preferred; lama-h: h in h^FF's place; guided: GBFS on h with FF's helpful actions\n"
      "  preferred in a second queue (--prefer M: only those next-state model M picks, as guided does);\n"
-     "  search: GBFS on h alone.  Redundant steps are dropped (action elimination; --raw-plan keeps them);\n"
-     "  plans are checked before they are written.  Exit (one problem): 0 solved; 10 search exhausted; 11\n"
-     "  beam gave up; 23 out of time; 31 a bad model file, or a problem it cannot encode (objects > FSF slots)."},
+     "  search: GBFS on h alone.  Plans are checked and shortened (action elimination, then the cheapest path\n"
+     "  through states near the plan, a quarter of the search's time; --raw-plan: the search's own).  Exit: 0\n"
+     "  solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 a bad model or a problem it cannot encode."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",
      "nextstate featurize DATASET_DIR --kind literals|bow|tfidf|char|random|context|onehot -o OUTDIR\n"
      "                    [--fit-on SPLIT_DIR | --vocab FILE | --fit-all] [--what states|actions]\n"

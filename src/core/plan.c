@@ -1,9 +1,12 @@
-/* plan.c — IPC plan files and plan validation. */
+/* plan.c — IPC plan files, plan validation and plan shortening. */
 #include "nextstate/core/plan.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nextstate/core/state.h"
+#include "nextstate/core/succgen.h"
 #include "nextstate/util/sexp.h"
 
 ns_status ns_plan_parse(ns_plan *p, const ns_task *t, const char *text, const char *path, ns_error *err)
@@ -281,5 +284,127 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
     }
     free(gone);
     free(pre);
+    return n;
+}
+
+/* ------------------------------------------- plan neighbourhood graph search */
+
+typedef struct pq_item {
+    long g;
+    uint32_t id;
+} pq_item;
+
+static void pq_push(pq_item **h, size_t *n, size_t *cap, pq_item x)
+{
+    NS_GROW(*h, *cap, *n + 1);
+    size_t i = (*n)++;
+    while (i > 0 && (*h)[(i - 1) / 2].g > x.g) {
+        (*h)[i] = (*h)[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    (*h)[i] = x;
+}
+
+static pq_item pq_pop(pq_item *h, size_t *n)
+{
+    pq_item top = h[0], x = h[--*n];
+    size_t i = 0;
+    for (size_t c = 1; c < *n; i = c, c = 2 * c + 1) {
+        if (c + 1 < *n && h[c + 1].g < h[c].g) c++;
+        if (h[c].g >= x.g) break;
+        h[i] = h[c];
+    }
+    if (*n) h[i] = x;
+    return top;
+}
+
+static bool past(double deadline) { return deadline > 0 && ns_cpu_now() > deadline; }
+
+/* Registers the plan's states and, layer by layer, every state within
+ * `depth` steps of them, until max_bytes or the deadline; the initial state
+ * gets id 0. */
+static void neighbourhood(const ns_task *t, const ns_succgen *g, const int *ops, int n, int depth, size_t max_bytes,
+                          double deadline, ns_registry *r, ns_word *s, int *app)
+{
+    const size_t W = (size_t)t->nwords;
+    bool fresh;
+    memcpy(s, t->init, W * sizeof *s);
+    ns_registry_insert(r, s, &fresh);
+    for (int i = 0; i < n; i++) {
+        ns_task_apply(t, ops[i], s, s);
+        ns_registry_insert(r, s, &fresh);
+    }
+    ns_word *nx = s + W;
+    uint32_t lo = 0, hi = r->n;
+    bool stop = false;
+    for (int d = 0; d < depth && !stop && lo < hi; d++, lo = hi, hi = r->n)
+        for (uint32_t id = lo; id < hi && !stop; id++) {
+            memcpy(s, ns_registry_get(r, id), W * sizeof *s); /* the registry may move as it grows */
+            int na = ns_succgen_applicable(g, s, app);
+            for (int k = 0; k < na; k++) {
+                ns_task_apply(t, app[k], s, nx);
+                ns_registry_insert(r, nx, &fresh);
+            }
+            stop = ns_registry_bytes(r) > max_bytes || ((id & 63) == 0 && past(deadline));
+        }
+}
+
+int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline)
+{
+    if (n <= 0 || depth <= 0 || !ns_plan_ops_valid(t, ops, n)) return n;
+    const size_t W = (size_t)t->nwords;
+    ns_registry r;
+    ns_registry_init(&r, t->nwords);
+    ns_succgen g;
+    ns_succgen_init(&g, t);
+    ns_word *s = ns_xmalloc(2 * W * sizeof *s), *nx = s + W;
+    int *app = ns_xmalloc((size_t)(t->nops > 0 ? t->nops : 1) * sizeof *app);
+    neighbourhood(t, &g, ops, n, depth, max_bytes, deadline, &r, s, app);
+    /* uniform-cost search from the initial state (id 0) through the registered states */
+    long *gv = ns_xmalloc((size_t)r.n * sizeof *gv);
+    uint32_t *parent = ns_xmalloc((size_t)r.n * sizeof *parent);
+    int *via = ns_xmalloc((size_t)r.n * sizeof *via);
+    for (uint32_t i = 0; i < r.n; i++) gv[i] = LONG_MAX;
+    gv[0] = 0;
+    pq_item *heap = NULL;
+    size_t nh = 0, cap = 0;
+    pq_push(&heap, &nh, &cap, (pq_item){0, 0});
+    uint32_t goal = NS_NO_STATE;
+    long pops = 0;
+    while (nh > 0 && goal == NS_NO_STATE && !((++pops & 255) == 0 && past(deadline))) {
+        pq_item it = pq_pop(heap, &nh);
+        if (it.g > gv[it.id]) continue;
+        memcpy(s, ns_registry_get(&r, it.id), W * sizeof *s);
+        if (ns_task_is_goal(t, s)) {
+            goal = it.id;
+            break;
+        }
+        int na = ns_succgen_applicable(&g, s, app);
+        for (int k = 0; k < na; k++) {
+            ns_task_apply(t, app[k], s, nx);
+            uint32_t c = ns_registry_find(&r, nx);
+            long ng = it.g + t->ops[app[k]].cost;
+            if (c == NS_NO_STATE || ng >= gv[c]) continue;
+            gv[c] = ng, parent[c] = it.id, via[c] = app[k];
+            pq_push(&heap, &nh, &cap, (pq_item){ng, c});
+        }
+    }
+    int len = 0;
+    if (goal != NS_NO_STATE && gv[goal] < ns_plan_ops_cost(t, ops, n)) {
+        for (uint32_t c = goal; c != 0; c = parent[c]) len++;
+        if (len <= n) { /* (zero-cost operators could make a cheaper plan longer than ops holds) */
+            int k = len;
+            for (uint32_t c = goal; c != 0; c = parent[c]) ops[--k] = via[c];
+            n = len;
+        }
+    }
+    free(heap);
+    free(via);
+    free(parent);
+    free(gv);
+    free(app);
+    free(s);
+    ns_succgen_free(&g);
+    ns_registry_free(&r);
     return n;
 }

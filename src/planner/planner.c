@@ -504,7 +504,14 @@ static int count_objects(const ns_task *t) { return t->problem ? t->problem->nob
 static void finish_plan(const ns_task *t, const ns_planner_opts *o, double t0, ns_planner_result *r)
 {
     if (r->status != NS_OK || !r->plan || o->raw_plan) return;
-    int n = ns_plan_eliminate(t, r->plan, r->plan_len, o->time_limit > 0 ? t0 + o->time_limit : 0);
+    double limit = o->time_limit > 0 ? t0 + o->time_limit : 0, now = ns_cpu_now();
+    int n = ns_plan_eliminate(t, r->plan, r->plan_len, limit);
+    /* then plan neighbourhood graph search, ever deeper, for a quarter of the search's time (at
+       least 0.05 s, within the time limit and 256 MiB of states) */
+    double until = now + fmax(0.05, 0.25 * (now - t0));
+    if (limit > 0 && until > limit) until = limit;
+    for (int depth = 1; depth <= 64 && ns_cpu_now() < until; depth *= 2)
+        n = ns_plan_neighbourhood(t, r->plan, n, depth, (size_t)256 << 20, until);
     r->eliminated = r->plan_len - n;
     r->plan_len = n;
 }

@@ -951,6 +951,58 @@ static void test_plan_eliminate(void)
     }
 }
 
+/* Plan neighbourhood graph search: on GBFS-h^FF plans (after elimination), a
+ * neighbourhood deeper than the task's diameter gives A*-LM-cut's optimal
+ * cost; depth 1 and 2 a valid plan never costlier; a past deadline or depth
+ * 0 the plan as it was; an invalid plan is left alone. */
+static void test_plan_neighbourhood(void)
+{
+    const char *doms[] = {LOGISTICS, GRIPPER, BLOCKS}, *probs[] = {LOGISTICS2, GRIPPER4, BLOCKS4};
+    const char *names[] = {"logistics 2", "gripper 4", "blocks 4"};
+    int shortened = 0;
+    for (int k = 0; k < 3; k++) {
+        loaded L;
+        if (!load(&L, doms[k], probs[k])) {
+            CHECK(0);
+            continue;
+        }
+        ns_search_result g = solve(&L.t, NS_SEARCH_GBFS, NS_H_FF), o = solve(&L.t, NS_SEARCH_ASTAR, NS_H_LMCUT);
+        CHECK(g.status == NS_OK && o.status == NS_OK);
+        int n = ns_plan_eliminate(&L.t, g.plan, g.plan_len, 0);
+        long before = plan_check(&L.t, g.plan, n), prev = before;
+        int *p = ns_xmalloc(sizeof(int) * (size_t)(n + 1));
+        memcpy(p, g.plan, sizeof(int) * (size_t)n);
+        CHECK(ns_plan_neighbourhood(&L.t, p, n, 0, (size_t)1 << 30, 0) == n && !memcmp(p, g.plan, sizeof(int) * (size_t)n));
+        CHECK(ns_plan_neighbourhood(&L.t, p, n, 3, (size_t)1 << 30, 1e-9) == n);
+        for (int depth = 1; depth <= 2; depth++) {
+            int m = ns_plan_neighbourhood(&L.t, p, n, depth, (size_t)1 << 30, 0);
+            long c = plan_check(&L.t, p, m);
+            CHECK(c >= 0 && c <= prev && m <= n);
+            prev = c;
+        }
+        memcpy(p, g.plan, sizeof(int) * (size_t)n);
+        int m = ns_plan_neighbourhood(&L.t, p, n, 1000, (size_t)1 << 30, 0);
+        long c = plan_check(&L.t, p, m);
+        printf("  %s: GBFS-h^FF %ld (eliminated), depth 1-2 %ld, deep %ld, A*-LM-cut %ld\n", names[k], before, prev,
+               c, ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
+        CHECK(c == ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
+        shortened += c < before;
+        if (n > 1) { /* the first step moved to the end: invalid, left as it is */
+            memcpy(p, g.plan + 1, sizeof(int) * (size_t)(n - 1));
+            p[n - 1] = g.plan[0];
+            if (plan_check(&L.t, p, n) < 0) {
+                int q0 = p[0];
+                CHECK(ns_plan_neighbourhood(&L.t, p, n, 1000, (size_t)1 << 30, 0) == n && p[0] == q0);
+            }
+        }
+        free(p);
+        ns_search_result_free(&g);
+        ns_search_result_free(&o);
+        unload(&L);
+    }
+    CHECK(shortened > 0); /* some GBFS plan is not optimal, so the search has something to do */
+}
+
 int main(void)
 {
     NS_RUN(test_h_fork);
@@ -971,6 +1023,7 @@ int main(void)
     NS_RUN(test_search_deterministic);
     NS_RUN(test_gbfs_preferred);
     NS_RUN(test_plan_eliminate);
+    NS_RUN(test_plan_neighbourhood);
     if (ns_test_benchmarks())
         NS_RUN(test_benchmarks_optimal);
     else
