@@ -72,9 +72,10 @@ class Model(_core.Model):
         the default), in h^FF's place (``"lama-h"``), GBFS on h with h^FF's
         helpful actions preferred (``"guided"``) or on h alone (``"search"``); a
         next-state predictor takes beam (default), restart, search or guided
-        (planner.h).  ``time_limit`` in CPU seconds (0: none).  The plan's
-        redundant steps are dropped (greedy action elimination) unless
-        ``raw_plan``.  Returns ``{status, solved, plan (operator ids),
+        (planner.h).  ``time_limit`` in CPU seconds (0: none).  The plan is
+        shortened (greedy action elimination, then plan neighbourhood graph
+        search for a quarter of the search's time; ``eliminated`` counts the
+        steps dropped) unless ``raw_plan``.  Returns ``{status, solved, plan (operator ids),
         plan_length (-1 unsolved), plan_names, algo, width, expanded,
         predictions, eliminated, seconds, model_seconds}``; the plan is checked
         against γ."""
