@@ -1168,8 +1168,7 @@ static ns_status gen_sokoban(const int *v, ns_rng *r, ns_buf *out, ns_error *err
     if (walls > 100) return bad(err, "sokoban: walls is a percentage (0..100)");
     int n = size * size, inner = (size - 2) * (size - 2);
     if (boxes >= inner) return bad(err, "sokoban: boxes must be < (size - 2)^2 (%d)", inner);
-    static const char *const dname[4] = {"up", "down", "left", "right"};
-    const int dr[4] = {-1, 1, 0, 0}, dc[4] = {0, 0, -1, 1};
+    static const char *const dname[4] = {"up", "down", "left", "right"}; /* grid_neighbours' order */
     bool *floor = ns_xcalloc((size_t)n, sizeof *floor), *reach = ns_xmalloc((size_t)n * sizeof *reach);
     int *queue = ns_xmalloc((size_t)n * sizeof *queue), *box_at = ns_xmalloc((size_t)n * sizeof *box_at);
     int *goal = ns_xmalloc((size_t)boxes * sizeof *goal), *pos = ns_xmalloc((size_t)boxes * sizeof *pos);
@@ -1198,7 +1197,9 @@ static ns_status gen_sokoban(const int *v, ns_rng *r, ns_buf *out, ns_error *err
     int robot = cells[boxes + rnd(r, nfloor - boxes)];
     bool solved = true;
     for (long t = 0, pulls = 0; (pulls < steps || solved) && t < 100L * (steps + 1); t++) {
-        int d = rnd(r, 4), to = robot + dr[d] * size + dc[d], behind = robot - dr[d] * size - dc[d];
+        int d = rnd(r, 4), nbr[4];
+        grid_neighbours(size, size, robot, nbr);
+        int to = nbr[d], behind = nbr[d ^ 1]; /* the robot's inner cell has all four */
         if (!floor[to] || box_at[to] >= 0) continue;
         if (floor[behind] && box_at[behind] >= 0 && chance(r, 50)) { /* pull */
             int b = box_at[behind];
@@ -1219,13 +1220,14 @@ static ns_status gen_sokoban(const int *v, ns_rng *r, ns_buf *out, ns_error *err
     for (int b = 0; b < boxes; b++) atom(out, "at box%d loc_%d_%d", b + 1, pos[b] / size + 1, pos[b] % size + 1);
     for (int c = 0; c < n; c++)
         if (floor[c] && box_at[c] < 0) atom(out, "clear loc_%d_%d", c / size + 1, c % size + 1);
-    for (int c = 0; c < n; c++)
-        for (int d = 0; d < 4 && floor[c]; d++) {
-            int t = c + dr[d] * size + dc[d];
-            if (floor[t])
-                atom(out, "adjacent loc_%d_%d loc_%d_%d %s", c / size + 1, c % size + 1, t / size + 1, t % size + 1,
-                     dname[d]);
-        }
+    for (int c = 0; c < n; c++) {
+        int nbr[4];
+        grid_neighbours(size, size, c, nbr);
+        for (int d = 0; d < 4 && floor[c]; d++)
+            if (nbr[d] >= 0 && floor[nbr[d]])
+                atom(out, "adjacent loc_%d_%d loc_%d_%d %s", c / size + 1, c % size + 1, nbr[d] / size + 1,
+                     nbr[d] % size + 1, dname[d]);
+    }
     goal_begin(out);
     for (int b = 0; b < boxes; b++) atom(out, "at box%d loc_%d_%d", b + 1, goal[b] / size + 1, goal[b] % size + 1);
     goal_end(out);

@@ -1,10 +1,10 @@
 /* plan.c — IPC plan files, plan validation and plan shortening. */
 #include "nextstate/core/plan.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "nextstate/core/search.h"
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
 #include "nextstate/util/sexp.h"
@@ -256,6 +256,9 @@ bool ns_plan_ops_valid(const ns_task *t, const int *ops, int n)
     return ok;
 }
 
+/* Whether the deadline (an ns_cpu_now() value; <= 0: none) has passed. */
+static bool past(double deadline) { return deadline > 0 && ns_cpu_now() > deadline; }
+
 int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
 {
     if (n <= 0) return n;
@@ -264,7 +267,7 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
     bool *gone = ns_xcalloc((size_t)n, sizeof *gone);
     memcpy(pre, t->init, W * sizeof *pre);
     int i = 0;
-    while (i < n && !(deadline > 0 && ns_cpu_now() > deadline)) { /* a clock read per O(n) trial */
+    while (i < n && !past(deadline)) { /* a clock read per O(n) trial */
         memcpy(cur, pre, W * sizeof *cur);
         gone[i] = true;
         for (int j = i + 1; j < n; j++) {
@@ -289,44 +292,16 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
 
 /* ------------------------------------------- plan neighbourhood graph search */
 
-typedef struct pq_item {
-    long g;
-    uint32_t id;
-} pq_item;
-
-static void pq_push(pq_item **h, size_t *n, size_t *cap, pq_item x)
-{
-    NS_GROW(*h, *cap, *n + 1);
-    size_t i = (*n)++;
-    while (i > 0 && (*h)[(i - 1) / 2].g > x.g) {
-        (*h)[i] = (*h)[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    (*h)[i] = x;
-}
-
-static pq_item pq_pop(pq_item *h, size_t *n)
-{
-    pq_item top = h[0], x = h[--*n];
-    size_t i = 0;
-    for (size_t c = 1; c < *n; i = c, c = 2 * c + 1) {
-        if (c + 1 < *n && h[c + 1].g < h[c].g) c++;
-        if (h[c].g >= x.g) break;
-        h[i] = h[c];
-    }
-    if (*n) h[i] = x;
-    return top;
-}
-
-static bool past(double deadline) { return deadline > 0 && ns_cpu_now() > deadline; }
-
 /* Registers the plan's states and, layer by layer, every state within
- * `depth` steps of them, until max_bytes or the deadline; the initial state
- * gets id 0. */
-static void neighbourhood(const ns_task *t, const ns_succgen *g, const int *ops, int n, int depth, size_t max_bytes,
-                          double deadline, ns_registry *r, ns_word *s, int *app)
+ * `depth` steps of them, until max_bytes or the deadline. */
+static void neighbourhood(const ns_task *t, const int *ops, int n, int depth, size_t max_bytes, double deadline,
+                          ns_registry *r)
 {
     const size_t W = (size_t)t->nwords;
+    ns_succgen g;
+    ns_succgen_init(&g, t);
+    ns_word *s = ns_xmalloc(2 * W * sizeof *s), *nx = s + W;
+    int *app = ns_xmalloc((size_t)(t->nops > 0 ? t->nops : 1) * sizeof *app);
     bool fresh;
     memcpy(s, t->init, W * sizeof *s);
     ns_registry_insert(r, s, &fresh);
@@ -334,77 +309,54 @@ static void neighbourhood(const ns_task *t, const ns_succgen *g, const int *ops,
         ns_task_apply(t, ops[i], s, s);
         ns_registry_insert(r, s, &fresh);
     }
-    ns_word *nx = s + W;
     uint32_t lo = 0, hi = r->n;
     bool stop = false;
     for (int d = 0; d < depth && !stop && lo < hi; d++, lo = hi, hi = r->n)
         for (uint32_t id = lo; id < hi && !stop; id++) {
             memcpy(s, ns_registry_get(r, id), W * sizeof *s); /* the registry may move as it grows */
-            int na = ns_succgen_applicable(g, s, app);
+            int na = ns_succgen_applicable(&g, s, app);
             for (int k = 0; k < na; k++) {
                 ns_task_apply(t, app[k], s, nx);
                 ns_registry_insert(r, nx, &fresh);
             }
             stop = ns_registry_bytes(r) > max_bytes || ((id & 63) == 0 && past(deadline));
         }
+    free(app);
+    free(s);
+    ns_succgen_free(&g);
+}
+
+/* h = 0 inside the neighbourhood, a dead end outside it: A* with it is a
+ * uniform-cost search of the neighbourhood graph. */
+static int inside(void *ctx, const ns_word *s, int *pref, int *npref)
+{
+    (void)pref;
+    if (npref) *npref = 0;
+    return ns_registry_find(ctx, s) == NS_NO_STATE ? NS_H_INF : 0;
 }
 
 int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline)
 {
     if (n <= 0 || depth <= 0 || !ns_plan_ops_valid(t, ops, n)) return n;
-    const size_t W = (size_t)t->nwords;
     ns_registry r;
     ns_registry_init(&r, t->nwords);
-    ns_succgen g;
-    ns_succgen_init(&g, t);
-    ns_word *s = ns_xmalloc(2 * W * sizeof *s), *nx = s + W;
-    int *app = ns_xmalloc((size_t)(t->nops > 0 ? t->nops : 1) * sizeof *app);
-    neighbourhood(t, &g, ops, n, depth, max_bytes, deadline, &r, s, app);
-    /* uniform-cost search from the initial state (id 0) through the registered states */
-    long *gv = ns_xmalloc((size_t)r.n * sizeof *gv);
-    uint32_t *parent = ns_xmalloc((size_t)r.n * sizeof *parent);
-    int *via = ns_xmalloc((size_t)r.n * sizeof *via);
-    for (uint32_t i = 0; i < r.n; i++) gv[i] = LONG_MAX;
-    gv[0] = 0;
-    pq_item *heap = NULL;
-    size_t nh = 0, cap = 0;
-    pq_push(&heap, &nh, &cap, (pq_item){0, 0});
-    uint32_t goal = NS_NO_STATE;
-    long pops = 0;
-    while (nh > 0 && goal == NS_NO_STATE && !((++pops & 255) == 0 && past(deadline))) {
-        pq_item it = pq_pop(heap, &nh);
-        if (it.g > gv[it.id]) continue;
-        memcpy(s, ns_registry_get(&r, it.id), W * sizeof *s);
-        if (ns_task_is_goal(t, s)) {
-            goal = it.id;
-            break;
+    neighbourhood(t, ops, n, depth, max_bytes, deadline, &r);
+    double left = deadline > 0 ? deadline - ns_cpu_now() : 0;
+    if (deadline <= 0 || left > 0) {
+        ns_evaluator ev = {.ctx = &r, .eval = inside};
+        ns_search_opts o;
+        ns_search_opts_default(&o);
+        o.algo = NS_SEARCH_ASTAR;
+        o.evaluator = &ev;
+        o.time_limit = left;
+        ns_search_result sr;
+        /* (zero-cost operators could make a cheaper plan longer than ops holds) */
+        if (ns_search(t, &o, &sr) == NS_OK && sr.plan_cost < ns_plan_ops_cost(t, ops, n) && sr.plan_len <= n) {
+            memcpy(ops, sr.plan, sizeof *ops * (size_t)sr.plan_len);
+            n = sr.plan_len;
         }
-        int na = ns_succgen_applicable(&g, s, app);
-        for (int k = 0; k < na; k++) {
-            ns_task_apply(t, app[k], s, nx);
-            uint32_t c = ns_registry_find(&r, nx);
-            long ng = it.g + t->ops[app[k]].cost;
-            if (c == NS_NO_STATE || ng >= gv[c]) continue;
-            gv[c] = ng, parent[c] = it.id, via[c] = app[k];
-            pq_push(&heap, &nh, &cap, (pq_item){ng, c});
-        }
+        ns_search_result_free(&sr);
     }
-    int len = 0;
-    if (goal != NS_NO_STATE && gv[goal] < ns_plan_ops_cost(t, ops, n)) {
-        for (uint32_t c = goal; c != 0; c = parent[c]) len++;
-        if (len <= n) { /* (zero-cost operators could make a cheaper plan longer than ops holds) */
-            int k = len;
-            for (uint32_t c = goal; c != 0; c = parent[c]) ops[--k] = via[c];
-            n = len;
-        }
-    }
-    free(heap);
-    free(via);
-    free(parent);
-    free(gv);
-    free(app);
-    free(s);
-    ns_succgen_free(&g);
     ns_registry_free(&r);
     return n;
 }

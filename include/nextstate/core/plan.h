@@ -63,7 +63,8 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline);
  * (breadth-first from all of them at once, until the registry holds
  * max_bytes or the deadline, an ns_cpu_now() value, passes; 0: none), then
  * the cheapest path from the initial state to a goal state through those
- * states, written over ops when it is cheaper; returns the length.  The plan
+ * states (ns_search's A* with h = 0 there and a dead end elsewhere), written
+ * over ops when it is cheaper; returns the length.  The plan
  * is never costlier and stays valid; an invalid plan is left as it is.
  * With a depth at least the task's diameter it is an optimal plan. */
 int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline);
