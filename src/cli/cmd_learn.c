@@ -208,7 +208,7 @@ int cmd_learn(int argc, char **argv)
     }
     if (!rc && !quiet && !json && (tr.unsolved || tr.satisficing))
         fprintf(stderr, "learn: %d training problems solved by no search in the limits (skipped), %d by GBFS-h^FF "
-                        "(not optimal)\n", tr.unsolved, tr.satisficing);
+                        "(not optimal; shortened by plan neighbourhood search)\n", tr.unsolved, tr.satisficing);
     if (hwl) {
         if (!rc) {
             hc.iterations = iterations;

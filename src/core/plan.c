@@ -360,3 +360,12 @@ int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t m
     ns_registry_free(&r);
     return n;
 }
+
+int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes)
+{
+    n = ns_plan_eliminate(t, ops, n, deadline);
+    if (deadline > 0 && (until <= 0 || until > deadline)) until = deadline;
+    for (int depth = 1; depth <= 64 && (until <= 0 || ns_cpu_now() < until); depth *= 2)
+        n = ns_plan_neighbourhood(t, ops, n, depth, max_bytes, until);
+    return n;
+}

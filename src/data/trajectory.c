@@ -59,8 +59,14 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
         ns_search_result_free(&r);
         so.algo = NS_SEARCH_GBFS;
         so.heuristic = NS_H_FF;
+        double t0 = ns_cpu_now();
         st = ns_search(&it->t, &so, &r);
-        if (st == NS_OK) *optimal = false;
+        if (st == NS_OK) {
+            *optimal = false;
+            /* GBFS's plans wander: shortened in the same time limit, they make truer cost-to-go labels */
+            double until = o->time_limit > 0 ? t0 + o->time_limit : 0;
+            r.plan_len = ns_plan_shorten(&it->t, r.plan, r.plan_len, until, until, (size_t)256 << 20);
+        }
     }
     if (st != NS_OK) {
         ns_search_result_free(&r);

@@ -954,7 +954,8 @@ static void test_plan_eliminate(void)
 /* Plan neighbourhood graph search: on GBFS-h^FF plans (after elimination), a
  * neighbourhood deeper than the task's diameter gives A*-LM-cut's optimal
  * cost; depth 1 and 2 a valid plan never costlier; a past deadline or depth
- * 0 the plan as it was; an invalid plan is left alone. */
+ * 0 the plan as it was; an invalid plan is left alone.  ns_plan_shorten
+ * (elimination, then depth 1, 2, 4, ..., 64) likewise. */
 static void test_plan_neighbourhood(void)
 {
     const char *doms[] = {LOGISTICS, GRIPPER, BLOCKS}, *probs[] = {LOGISTICS2, GRIPPER4, BLOCKS4};
@@ -968,6 +969,8 @@ static void test_plan_neighbourhood(void)
         }
         ns_search_result g = solve(&L.t, NS_SEARCH_GBFS, NS_H_FF), o = solve(&L.t, NS_SEARCH_ASTAR, NS_H_LMCUT);
         CHECK(g.status == NS_OK && o.status == NS_OK);
+        int *raw = ns_xmalloc(sizeof(int) * (size_t)(g.plan_len + 1)), rawlen = g.plan_len;
+        memcpy(raw, g.plan, sizeof(int) * (size_t)rawlen);
         int n = ns_plan_eliminate(&L.t, g.plan, g.plan_len, 0);
         long before = plan_check(&L.t, g.plan, n), prev = before;
         int *p = ns_xmalloc(sizeof(int) * (size_t)(n + 1));
@@ -987,6 +990,11 @@ static void test_plan_neighbourhood(void)
                c, ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
         CHECK(c == ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
         shortened += c < before;
+        /* ns_plan_shorten on GBFS's raw plan: as it was past a deadline; unbounded, depth 64 reaches the optimum */
+        CHECK(ns_plan_shorten(&L.t, raw, rawlen, 1e-9, 1e-9, (size_t)1 << 30) == rawlen);
+        m = ns_plan_shorten(&L.t, raw, rawlen, 0, 0, (size_t)1 << 30);
+        CHECK(plan_check(&L.t, raw, m) == ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
+        free(raw);
         /* the goal-reaching plan without its last step: invalid, left as it is */
         memcpy(p, g.plan, sizeof(int) * (size_t)n);
         CHECK(n > 0 && plan_check(&L.t, p, n - 1) < 0);

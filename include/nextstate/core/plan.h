@@ -69,4 +69,11 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline);
  * With a depth at least the task's diameter it is an optimal plan. */
 int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline);
 
+/* The valid plan ops[0..n) shortened: action elimination (until deadline),
+ * then plan neighbourhood graph search at depth 1, 2, 4, ..., 64 while the
+ * CPU clock is before `until` (capped at deadline; both ns_cpu_now() values,
+ * <= 0: none) within max_bytes of states each.  Returns the new length; the
+ * plan is never costlier and stays valid. */
+int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes);
+
 #endif

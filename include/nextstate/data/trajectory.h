@@ -39,7 +39,8 @@ typedef struct ns_traj_opts {
     double time_limit;    /* per problem when solving; <= 0: none */
     /* When solving: a problem A*-LM-cut does not solve within the limits
      * gets the plan of GBFS-h^FF (preferred operators) in the same limits
-     * instead (satisficing, as IPC learners do), and one neither solves is
+     * instead (satisficing, as IPC learners do), shortened by ns_plan_shorten
+     * in the same time limit again, and one neither solves is
      * skipped (counted in `unsolved`) rather than an error. */
     bool satisficing;
     size_t memory_limit; /* bytes of search data per search; 0: none */
