@@ -1074,6 +1074,8 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     if (st == NS_OK && hwl) {
         double t0 = ns_cpu_now();
         hc.seed = (uint64_t)seed;
+        co.bootstrap = optimal_only ? 0 : solve_limit; /* as `learn` */
+        co.bootstrap_memory = (size_t)(solve_memory * 1048576.0);
         st = ns_hwl_learn(&mo->h, &tr, dom, dir, &hc, &co, &err);
         secs = ns_cpu_now() - t0;
         if (st == NS_OK) {

@@ -14,7 +14,7 @@
 
 /* --model hwl: fits (choosing the algorithm on held-out training problems,
  * ns_hwl_learn), writes and reports the learned heuristic. */
-static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *domain, const char *train_dir,
+static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, const char *train_dir,
                      const ns_hwl_config *hc, const ns_choose_opts *co, const char *out, bool json, bool quiet)
 {
     ns_error err;
@@ -28,8 +28,9 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *dom
     if (!rc && json) {
         ns_buf j;
         ns_buf_init(&j);
-        ns_buf_printf(&j, "{\"model\": \"hwl\", \"encoder\": \"wl\", \"dim\": %d, \"train_problems\": %d, "
-                          "\"train_rows\": %ld, \"val_problems\": %d, \"train_rmse\": ", h.dim, tr->n, h.rows, va->n);
+        ns_buf_printf(&j, "{\"model\": \"hwl\", \"encoder\": \"wl\", \"dim\": %d, \"train_problems\": %d, \"bootstrapped\": "
+                          "%d, \"training_plans\": \"%s\", \"train_rows\": %ld, \"val_problems\": %d, \"train_rmse\": ",
+                      h.dim, h.problems, tr->added, h.choice.plans, h.rows, va->n);
         ns_json_put_num(&j, h.rmse);
         ns_buf_puts(&j, ", \"val_rmse\": ");
         ns_json_put_num(&j, val);
@@ -50,13 +51,13 @@ static int learn_hwl(const ns_trajset *tr, const ns_trajset *va, const char *dom
         fputs(j.data, stdout);
         ns_buf_free(&j);
     } else if (!rc && !quiet) {
-        char vs[64] = "";
-        char rs[96] = "";
+        char vs[64] = "", rs[96] = "";
         if (va->n) snprintf(vs, sizeof vs, " (validation %d problems: %.3f)", va->n, val);
         if (h.rank) snprintf(rs, sizeof rs, ", %ld ranking pairs (%.1f %% ordered right)", h.pairs, 100 * h.pair_acc);
         else if (hc->rank) snprintf(rs, sizeof rs, ", no ranking term (%d features: too many for its solve)", h.dim);
-        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
-                h.dim, tr->n, h.rows, h.rmse, vs, rs, secs, out);
+        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states; %s plans; %d more planned with h, bootstrapping, "
+                        "%s), h* RMSE %.3f%s%s; %.2f s; wrote %s\n", h.dim, h.problems, h.rows, h.choice.plans[0] ? h.choice.plans
+                        : "solved", tr->added, h.problems == tr->n ? "kept" : "not kept", h.rmse, vs, rs, secs, out);
         if (h.choice.n) {
             fprintf(stderr, "learn: plans with --algo %s on %d WL iterations, chosen on the %d largest training "
                             "problems (solved, evaluations within %ld each):", h.choice.algo, h.enc.wl.iterations,
@@ -124,6 +125,7 @@ int cmd_learn(int argc, char **argv)
         if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--quiet")) quiet = true;
         else if (!strcmp(a, "--optimal-only")) optimal_only = true;
+        else if (!strcmp(a, "--no-bootstrap")) co.bootstrap = 0;
         else if (!v && a[0] == '-' && a[1]) return cli_usage("learn", "%s expects a value", a);
         else if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--plans")) plans = argv[++i];
@@ -196,12 +198,10 @@ int cmd_learn(int argc, char **argv)
     ns_traj_opts to = {plans, solve_limit, !optimal_only, (size_t)(solve_memory * 1048576.0)};
     int rc = 0;
     if (ns_trajset_load(&tr, pos[0], pos[1], &to, &err) != NS_OK) {
-        rc = cli_report(&err);
         ns_trajset_free(&tr);
-        return rc;
+        return cli_report(&err);
     }
-    if (save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);
-    if (!rc && val_dir) {
+    if (val_dir) {
         ns_traj_opts vo = to;
         vo.plan_dir = val_plans;
         if (ns_trajset_load(&va, pos[0], val_dir, &vo, &err) != NS_OK) rc = cli_report(&err);
@@ -214,8 +214,11 @@ int cmd_learn(int argc, char **argv)
             hc.iterations = iterations;
             hc.statics = statics;
             hc.seed = c.seed;
+            co.bootstrap = optimal_only || co.bootstrap == 0 ? 0 : solve_limit;
+            co.bootstrap_memory = (size_t)(solve_memory * 1048576.0);
             rc = learn_hwl(&tr, &va, pos[0], pos[1], &hc, &co, out, json, quiet);
-        }
+        } /* (with the plans bootstrapping found) */
+        if (!rc && save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);
         ns_trajset_free(&tr);
         ns_trajset_free(&va);
         return rc;
@@ -233,6 +236,7 @@ int cmd_learn(int argc, char **argv)
     }
     ns_predictor m;
     memset(&m, 0, sizeof m);
+    if (!rc && save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);
     if (!rc) {
         if (ns_predictor_train(&m, &spec, &tr, val_dir ? &va : NULL, &c, &err) != NS_OK) rc = cli_report(&err);
         else if (ns_predictor_save(&m, out, &err) != NS_OK) rc = cli_report(&err);

@@ -151,7 +151,7 @@ static const command commands[] = {
      "                [--iterations L] [--statics in|out] [--max-objects N]            (encoder)\n"
      "                [--epochs N] [--hidden H] [--layers L] [--lr X] [--batch B]         (LSTM)\n"
      "                [--rounds N] [--depth D] [--threads T]                              (XGBoost)\n"
-     "                [--lambda X] [--rank K] [--rank-weight X] [--choose N] [--choose-budget E] (hwl)\n"
+     "                [--lambda X] [--rank K] [--rank-weight X] [--choose N] [--choose-budget E] [--no-bootstrap] (hwl)\n"
      "  Default (hwl, the best learned planner we have): h(s) = w . phi(s) + b on WL features of state and\n"
      "  goal, ridge regression (--lambda 1) of the cost-to-go along the training plans (WL-GOOSE), plus a\n"
      "  ranking term: a plan step looks >= 1 better than K siblings (--rank 4; 0: off; squared hinge x\n"
@@ -163,12 +163,12 @@ static const command commands[] = {
      "  problem X.pddl of the folder that has one (--plans), else an optimal plan found by A*-LM-cut\n"
      "  (--solve-time-limit S, default 60, --solve-memory-limit MB, default 4096, per problem); past the\n"
      "  limits GBFS-h^FF's plan in the same limits, shortened by plan neighbourhood search in the same time\n"
-     "  again, and a problem neither solves is skipped (said on stderr; --optimal-only: both are errors;\n"
-     "  --save-plans DIR keeps the plans for a later --plans).  The WL vocabulary is fitted on the training\n"
-     "  states (2 iterations, statics in); FSF slots default to the largest training/validation problem.\n"
-     "  Their defaults as the paper: wl, 2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13;\n"
-     "  XGBoost depth 8, eta 0.1, up to 1000 rounds, early stopping after 10 on validation.\n"
-     "  The model file keeps the epoch (LSTM) or round (XGBoost) with the least validation loss."},
+     "  again; a problem neither solves is skipped (said on stderr; --optimal-only: both are errors) unless hwl's\n"
+     "  learned h plans it in the same limits (bootstrapping: learned again with those plans; --no-bootstrap: off).\n"
+     "  --save-plans DIR keeps the plans for --plans.  WL vocabulary: fitted on the training states (2 iterations,\n"
+     "  statics in); FSF slots: the largest training/validation problem's.  Defaults as the paper: wl, 2 x 256,\n"
+     "  state, Adam lr 1e-2, 500 epochs, batch 32, seed 13; XGBoost depth 8, eta 0.1, up to 1000 rounds, early\n"
+     "  stopping after 10 on validation; the file keeps the epoch (LSTM) or round (XGBoost) of least validation loss."},
     {"plan", cmd_plan, "plan with a learned next-state model (beam decoding or model-guided search)",
      "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided|lama|lama-h]\n"
      "               [--width W] [--max-steps N] [--time-limit S] [--plan-file F | --plan-dir D] [--json] [--prefer M]\n"

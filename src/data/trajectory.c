@@ -65,7 +65,15 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
             *optimal = false;
             /* GBFS's plans wander: shortened in the same time limit, they make truer cost-to-go labels */
             double until = o->time_limit > 0 ? t0 + o->time_limit : 0;
+            int *raw = ns_xmalloc(sizeof(int) * (size_t)(r.plan_len + 1)), n0 = r.plan_len;
+            memcpy(raw, r.plan, sizeof(int) * (size_t)n0);
             r.plan_len = ns_plan_shorten(&it->t, r.plan, r.plan_len, until, until, (size_t)256 << 20);
+            if (r.plan_len < n0) {
+                it->raw_ops = raw;
+                it->raw_n = n0;
+            } else {
+                free(raw);
+            }
         }
     }
     if (st != NS_OK) {
@@ -81,8 +89,10 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
     return NS_OK;
 }
 
+/* Reads and grounds it->path, plans it (with fn when given, else as
+ * traj_plan) and rebuilds the plan's states, checked. */
 static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, const ns_traj_opts *o, bool *optimal,
-                          ns_error *err)
+                          ns_traj_planner fn, void *ctx, ns_error *err)
 {
     ns_status st = ns_problem_read(&it->p, &s->d, it->path, err);
     if (st != NS_OK) return st;
@@ -92,7 +102,7 @@ static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, con
         return st;
     }
     int n = 0;
-    st = traj_plan(it, plan_file, o, &n, optimal, err);
+    st = fn ? fn(ctx, &it->t, &it->ops, &n) : traj_plan(it, plan_file, o, &n, optimal, err);
     if (st == NS_OK) {
         int bad = ns_traj_states(&it->t, it->ops, n, &it->states);
         it->nstates = n + 1;
@@ -110,7 +120,8 @@ static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, con
         ns_problem_free(&it->p);
         free(it->ops);
         free(it->states);
-        it->ops = NULL;
+        free(it->raw_ops);
+        it->ops = it->raw_ops = NULL;
         it->states = NULL;
     }
     return st;
@@ -183,6 +194,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
     char **names = ns_problem_files(problem_dir, &n, err);
     if (!names) return NS_ERR_IO;
     s->v = ns_xcalloc((size_t)n + 1, sizeof(ns_traj));
+    s->cap = n + 1;
     for (int i = 0; i < n && st == NS_OK; i++) {
         size_t l = strlen(names[i]);
         ns_buf pp, pl;
@@ -200,19 +212,21 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             it->path = pp.data;
             pp.data = NULL;
             bool optimal = true;
-            st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, &optimal, err);
+            st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, &optimal, NULL, NULL, err);
             if (st == NS_OK) {
                 s->n++;
                 s->satisficing += !optimal;
             } else {
+                if (o->satisficing && !o->plan_dir &&
+                    (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY || st == NS_UNSOLVABLE)) {
+                    s->unsolved_paths = ns_xrealloc(s->unsolved_paths, sizeof(char *) * (size_t)(s->unsolved + 1));
+                    s->unsolved_paths[s->unsolved++] = it->path;
+                    it->path = NULL;
+                    st = NS_OK;
+                }
                 free(it->name);
                 free(it->path);
                 memset(it, 0, sizeof *it);
-                if (o->satisficing && !o->plan_dir &&
-                    (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY || st == NS_UNSOLVABLE)) {
-                    s->unsolved++;
-                    st = NS_OK;
-                }
             }
         }
         ns_buf_free(&pp);
@@ -235,12 +249,43 @@ void ns_trajset_free(ns_trajset *s)
         ns_problem_free(&it->p);
         free(it->states);
         free(it->ops);
+        free(it->raw_ops);
         free(it->name);
         free(it->path);
     }
     free(s->v);
+    for (int i = 0; i < s->unsolved; i++) free(s->unsolved_paths[i]);
+    free(s->unsolved_paths);
     if (s->domain_loaded) ns_domain_free(&s->d);
     memset(s, 0, sizeof *s);
+}
+
+ns_status ns_trajset_add(ns_trajset *s, const char *path, ns_traj_planner fn, void *ctx, ns_error *err)
+{
+    if (s->n + 1 >= s->cap) { /* moved: each task points at its problem, re-pointed */
+        int cap = 2 * s->cap + 2;
+        s->v = ns_xrealloc(s->v, sizeof(ns_traj) * (size_t)cap);
+        memset(s->v + s->cap, 0, sizeof(ns_traj) * (size_t)(cap - s->cap));
+        s->cap = cap;
+        for (int i = 0; i < s->n; i++) s->v[i].t.problem = &s->v[i].p;
+    }
+    ns_traj *it = &s->v[s->n];
+    const char *b = strrchr(path, '/');
+    it->name = ns_xstrdup(b ? b + 1 : path);
+    size_t l = strlen(it->name);
+    if (l > 5 && !strcmp(it->name + l - 5, ".pddl")) it->name[l - 5] = '\0';
+    it->path = ns_xstrdup(path);
+    bool optimal = false;
+    ns_status st = load_one(s, it, NULL, NULL, &optimal, fn, ctx, err);
+    if (st == NS_OK) {
+        s->n++;
+        s->added++;
+    } else {
+        free(it->name);
+        free(it->path);
+        memset(it, 0, sizeof *it);
+    }
+    return st;
 }
 
 int ns_trajset_max_objects(const ns_trajset *s)
@@ -256,6 +301,38 @@ long ns_trajset_states(const ns_trajset *s)
     long n = 0;
     for (int i = 0; i < s->n; i++) n += s->v[i].nstates;
     return n;
+}
+
+bool ns_trajset_has_raw(const ns_trajset *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].raw_ops) return true;
+    return false;
+}
+
+void ns_trajset_raw_view(const ns_trajset *s, ns_trajset *view)
+{
+    *view = *s;
+    view->v = ns_xcalloc((size_t)s->n + 1, sizeof(ns_traj));
+    view->cap = s->n + 1;
+    view->unsolved = 0;
+    view->unsolved_paths = NULL;
+    for (int i = 0; i < s->n; i++) {
+        ns_traj *it = &view->v[i];
+        *it = s->v[i];
+        if (!it->raw_ops) continue;
+        it->ops = it->raw_ops;
+        it->nstates = it->raw_n + 1;
+        ns_traj_states(&it->t, it->ops, it->raw_n, &it->states); /* valid: GBFS's plan */
+    }
+}
+
+void ns_trajset_view_free(ns_trajset *view, const ns_trajset *s)
+{
+    for (int i = 0; i < view->n && i < s->n; i++)
+        if (view->v[i].states != s->v[i].states) free(view->v[i].states);
+    free(view->v);
+    memset(view, 0, sizeof *view);
 }
 
 ns_status ns_trajset_save_plans(const ns_trajset *s, const char *dir, ns_error *err)

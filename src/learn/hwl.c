@@ -484,8 +484,10 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
     if (h->choice.algo[0]) {
         ns_buf_puts(&meta, ", \"planner\": {\"algo\": ");
         ns_json_put_str(&meta, h->choice.algo);
-        ns_buf_printf(&meta, ", \"problems\": %d, \"budget\": %ld, \"candidates\": [", h->choice.problems,
+        ns_buf_printf(&meta, ", \"problems\": %d, \"budget\": %ld, \"training_plans\": ", h->choice.problems,
                       h->choice.budget);
+        ns_json_put_str(&meta, h->choice.plans);
+        ns_buf_puts(&meta, ", \"candidates\": [");
         for (int i = 0; i < h->choice.n; i++) {
             ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
             ns_json_put_str(&meta, h->choice.cand[i]);
@@ -583,6 +585,8 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
         strcpy(h->choice.algo, name);
         if (ns_json_get_int(pj, "problems", &v)) h->choice.problems = (int)v;
         if (ns_json_get_int(pj, "budget", &v)) h->choice.budget = (long)v;
+        if (ns_json_get_str(pj, "training_plans", &name) && strlen(name) < sizeof h->choice.plans)
+            strcpy(h->choice.plans, name);
         const ns_json *cj = ns_json_get(pj, "candidates");
         for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->choice.n < NS_HWL_MAX_CAND; i++) {
             const ns_json *x = &cj->items[i];

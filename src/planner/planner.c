@@ -656,6 +656,8 @@ void ns_choose_opts_default(ns_choose_opts *o)
     o->problems = 8;
     o->budget = 100000;
     o->time_limit = 30;
+    o->bootstrap = 60;
+    o->bootstrap_memory = (size_t)4096 << 20;
 }
 
 typedef struct sized_path {
@@ -735,6 +737,7 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
     /* fitted without the held-out problems' trajectories */
     ns_trajset rest = *train;
     rest.v = ns_xcalloc((size_t)train->n + 1, sizeof(ns_traj));
+    rest.cap = train->n + 1;
     rest.n = 0;
     for (int i = 0; i < train->n && st == NS_OK; i++) {
         bool held = false;
@@ -775,15 +778,123 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
     return st;
 }
 
-ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, const char *train_dir,
+/* The best row of a choice table (the chosen search and iterations). */
+static int chosen_row(const ns_hwl_choice *t)
+{
+    for (int q = 0; q < t->n; q++)
+        if (!strcmp(t->cand[q], t->algo)) {
+            int best = q; /* the chosen algo's rows: the one with the most solved, then fewer evaluations */
+            for (int r = q + 1; r < t->n; r++)
+                if (!strcmp(t->cand[r], t->algo) && beats(t->solved[r], t->evaluated[r], t->solved[best], t->evaluated[best]))
+                    best = r;
+            return best;
+        }
+    return -1;
+}
+
+/* learn_among on train; the result replaces *h (*taken) when its chosen row
+ * beats h's, or when no choice is made. */
+static ns_status take_if_better(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *paths, int n,
+                                const ns_hwl_config *c, const ns_choose_opts *co, bool *taken, ns_error *err)
+{
+    ns_hwl g;
+    *taken = false;
+    ns_status st = learn_among(&g, train, domain_path, paths, n, c, co, err);
+    if (st != NS_OK) return st;
+    int a = chosen_row(&g.choice), b = chosen_row(&h->choice);
+    if (a < 0 || b < 0 || beats(g.choice.solved[a], g.choice.evaluated[a], h->choice.solved[b], h->choice.evaluated[b])) {
+        ns_hwl_free(h);
+        *h = g;
+        *taken = true;
+    } else {
+        ns_hwl_free(&g);
+    }
+    return NS_OK;
+}
+
+ns_status ns_hwl_learn(ns_hwl *h, ns_trajset *train, const char *domain_path, const char *train_dir,
                        const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
 {
     int n = 0;
     char *dirs[1] = {(char *)train_dir};
     char **paths = ns_problem_paths(dirs, 1, &n, err);
     if (!paths) return NS_ERR_IO;
+    bool choose = co && co->problems > 0, raw = false, has_raw = ns_trajset_has_raw(train);
     ns_status st = learn_among(h, train, domain_path, paths, n, c, co, err);
+    if (st != NS_OK) {
+        for (int i = 0; i < n; i++) free(paths[i]);
+        free(paths);
+        return st;
+    }
+    if (choose && has_raw) { /* GBFS's plans as found, chosen on the same problems */
+        ns_trajset view;
+        ns_trajset_raw_view(train, &view);
+        st = take_if_better(h, &view, domain_path, paths, n, c, co, &raw, err);
+        ns_trajset_view_free(&view, train);
+    }
+    const char *plans = !has_raw ? "" : raw ? "raw" : "shortened";
+    if (st == NS_OK && choose) snprintf(h->choice.plans, sizeof h->choice.plans, "%s", plans);
+    if (st == NS_OK && co && co->bootstrap > 0 && train->unsolved > 0) {
+        int before = train->added;
+        st = ns_hwl_bootstrap(h, train, co->bootstrap, co->bootstrap_memory, err);
+        if (st == NS_OK && train->added > before) { /* learned again with the new plans, kept when it does better */
+            ns_trajset view;
+            if (raw) ns_trajset_raw_view(train, &view);
+            bool boot;
+            st = take_if_better(h, raw ? &view : train, domain_path, paths, n, c, co, &boot, err);
+            if (boot && choose) snprintf(h->choice.plans, sizeof h->choice.plans, "%s%sbootstrap", plans, *plans ? "+" : "");
+            if (raw) ns_trajset_view_free(&view, train);
+        }
+    }
+    if (st != NS_OK) ns_hwl_free(h);
     for (int i = 0; i < n; i++) free(paths[i]);
     free(paths);
+    return st;
+}
+
+typedef struct boot_ctx {
+    const ns_hwl *h;
+    ns_planner_opts o;
+    ns_error *err;
+} boot_ctx;
+
+/* ns_traj_planner: h's plan with its chosen search. */
+static ns_status boot_plan(void *ctx, const ns_task *t, int **ops, int *n)
+{
+    boot_ctx *c = ctx;
+    ns_planner_result r;
+    ns_status st = ns_plan_heuristic(c->h, t, &c->o, &r, c->err);
+    *ops = NULL;
+    *n = 0;
+    if (st == NS_OK) {
+        *ops = r.plan;
+        *n = r.plan_len;
+        r.plan = NULL;
+    }
+    ns_planner_result_free(&r);
+    return st;
+}
+
+ns_status ns_hwl_bootstrap(const ns_hwl *h, ns_trajset *train, double time_limit, size_t memory_limit, ns_error *err)
+{
+    boot_ctx c = {.h = h, .err = err};
+    ns_planner_opts_default(&c.o);
+    c.o.time_limit = time_limit;
+    c.o.memory_limit = memory_limit;
+    int left = 0;
+    ns_status st = NS_OK;
+    for (int i = 0; i < train->unsolved; i++) {
+        char *path = train->unsolved_paths[i];
+        if (st == NS_OK) {
+            ns_status s = ns_trajset_add(train, path, boot_plan, &c, err);
+            if (s == NS_OK) {
+                free(path);
+                continue;
+            }
+            if (s != NS_OUT_OF_TIME && s != NS_OUT_OF_MEMORY && s != NS_UNSOLVABLE && s != NS_INCOMPLETE) st = s;
+        }
+        train->unsolved_paths[left++] = path;
+    }
+    train->unsolved = left;
     return st;
 }

@@ -466,12 +466,93 @@ static void test_satisficing_trajectories(void)
     CHECK_EQ_INT(s.n, 1);
     CHECK_EQ_INT(s.satisficing, 1);
     CHECK_EQ_INT(s.unsolved, 1);
+    CHECK(s.unsolved == 1 && !strcmp(s.unsolved_paths[0], f));
     if (s.n == 1) {
         const ns_traj *t = &s.v[0];
         CHECK(ns_plan_ops_valid(&t->t, t->ops, t->nstates - 1));
         CHECK(ns_task_is_goal(&t->t, t->states + (size_t)(t->nstates - 1) * (size_t)t->t.nwords));
+        /* GBFS's plan as found is kept when shortening changed it, and a raw view follows it */
+        CHECK(ns_trajset_has_raw(&s) == (t->raw_ops != NULL));
+        if (t->raw_ops) {
+            CHECK(t->raw_n > t->nstates - 1 && ns_plan_ops_valid(&t->t, t->raw_ops, t->raw_n));
+            ns_trajset view;
+            ns_trajset_raw_view(&s, &view);
+            const ns_traj *r = &view.v[0];
+            CHECK(view.n == 1 && view.unsolved == 0 && r->nstates == t->raw_n + 1 && r->ops == t->raw_ops);
+            CHECK(r->states != t->states && !memcmp(r->states, t->states, sizeof(ns_word) * (size_t)t->t.nwords));
+            CHECK(ns_task_is_goal(&r->t, r->states + (size_t)t->raw_n * (size_t)r->t.nwords));
+            ns_trajset_view_free(&view, &s);
+        } else {
+            printf("  (the GBFS plan was not shortened: no raw plan to check)\n");
+        }
     }
     ns_trajset_free(&s);
+}
+
+/* Appends copies of paths[0..n) to s's unsolved list, as ns_trajset_load
+ * records problems no search solved. */
+static void mark_unsolved(ns_trajset *s, char *const *paths, int n)
+{
+    s->unsolved_paths = ns_xrealloc(s->unsolved_paths, sizeof(char *) * (size_t)(s->unsolved + n));
+    for (int i = 0; i < n; i++) s->unsolved_paths[s->unsolved++] = ns_xstrdup(paths[i]);
+}
+
+/* Bootstrapping: training problems no search solved are planned with the
+ * learned h; the solved ones join the set as valid trajectories (counted in
+ * `added`, gone from the unsolved list), an unsolvable one stays, a missing
+ * file is an error; ns_hwl_learn with co.bootstrap learns again on them. */
+static void test_bootstrap(void)
+{
+    ns_trajset tr;
+    if (!load(&tr, "train")) return;
+    char dom[] = DOMAIN, tdir[512], bad[600], unsolv[600];
+    snprintf(tdir, sizeof tdir, "%s/train", tmpdir);
+    snprintf(bad, sizeof bad, "%s/no-such-problem.pddl", tmpdir);
+    snprintf(unsolv, sizeof unsolv, "%s/sat/z-unsolvable.pddl", tmpdir); /* test_satisficing_trajectories' */
+    int n = 0;
+    char *dirs[1] = {NULL}, buf[512];
+    snprintf(buf, sizeof buf, "%s/test", tmpdir);
+    dirs[0] = buf;
+    ns_error e;
+    char **big = ns_problem_paths(dirs, 1, &n, &e); /* two 8-block problems */
+    CHECK(big && n == 2);
+    ns_hwl_config c;
+    ns_hwl_config_init(&c);
+    ns_choose_opts co;
+    ns_choose_opts_default(&co);
+    co.problems = 0;
+    co.bootstrap = 0;
+    ns_hwl h;
+    CHECK(ns_hwl_learn(&h, &tr, dom, tdir, &c, &co, &e) == NS_OK);
+    int n0 = tr.n;
+    char *list[] = {big[0], unsolv, big[1]};
+    mark_unsolved(&tr, list, 3);
+    CHECK(ns_hwl_bootstrap(&h, &tr, 30, 0, &e) == NS_OK);
+    CHECK_EQ_INT(tr.added, 2);
+    CHECK_EQ_INT(tr.n, n0 + 2);
+    CHECK(tr.unsolved == 1 && !strcmp(tr.unsolved_paths[0], unsolv));
+    for (int i = n0; i < tr.n; i++) {
+        const ns_traj *t = &tr.v[i];
+        CHECK(!strcmp(t->path, big[i - n0]) && t->nstates > 1 && ns_plan_ops_valid(&t->t, t->ops, t->nstates - 1));
+        CHECK(ns_task_is_goal(&t->t, t->states + (size_t)(t->nstates - 1) * (size_t)t->t.nwords));
+        CHECK(strstr(big[i - n0], t->name) != NULL && !strstr(t->name, ".pddl"));
+    }
+    /* a missing file: its error, and it stays on the list with the rest after it */
+    char *missing[] = {bad};
+    mark_unsolved(&tr, missing, 1);
+    CHECK(ns_hwl_bootstrap(&h, &tr, 30, 0, &e) == NS_ERR_IO && strstr(e.file, "no-such-problem") && tr.unsolved == 2);
+    CHECK(!strcmp(tr.unsolved_paths[1], bad) && tr.n == n0 + 2);
+    ns_hwl_free(&h);
+    ns_trajset_free(&tr);
+    /* ns_hwl_learn: bootstrapped, then fitted on every trajectory */
+    if (!load(&tr, "train")) return;
+    mark_unsolved(&tr, big, 2);
+    co.bootstrap = 30;
+    CHECK(ns_hwl_learn(&h, &tr, dom, tdir, &c, &co, &e) == NS_OK);
+    CHECK(tr.added == 2 && tr.unsolved == 0 && h.problems == tr.n && h.rows == ns_trajset_states(&tr));
+    ns_hwl_free(&h);
+    ns_trajset_free(&tr);
+    ns_test_free_paths(big, n);
 }
 
 int main(void)
@@ -487,6 +568,7 @@ int main(void)
     NS_RUN(test_file_roundtrip_and_refusals);
     NS_RUN(test_evaluator_and_plan);
     NS_RUN(test_satisficing_trajectories);
+    NS_RUN(test_bootstrap);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);

@@ -22,17 +22,25 @@ typedef struct ns_traj {
     int nstates;     /* plan length + 1 */
     ns_word *states; /* nstates × t.nwords: s_0 = init, …, s_T (a goal state) */
     int *ops;        /* the plan's operator ids [nstates − 1] */
+    int *raw_ops;    /* [raw_n]: GBFS's plan as found, when ops is it shortened; else NULL */
+    int raw_n;
 } ns_traj;
 
 typedef struct ns_trajset {
     ns_domain d;
     bool domain_loaded;
-    ns_traj *v;
-    int n;
+    ns_traj *v; /* [cap]; a trajectory's task points at its problem, so v moves only in ns_trajset_add */
+    int n, cap;
     int skipped;     /* problems without a plan file (plan folder mode) */
     int unsolved;    /* problems no search solved (satisficing mode) */
+    char **unsolved_paths; /* [unsolved]: their files */
     int satisficing; /* trajectories from GBFS, not optimal (satisficing mode) */
+    int added;       /* trajectories appended by ns_trajset_add (not optimal) */
 } ns_trajset;
+
+/* A planner for ns_trajset_add: a plan for t as a malloc'ed array *ops of *n
+ * operator ids; NS_OK, or why there is none (its status, *ops NULL). */
+typedef ns_status (*ns_traj_planner)(void *ctx, const ns_task *t, int **ops, int *n);
 
 typedef struct ns_traj_opts {
     const char *plan_dir; /* NULL: solve each problem optimally (A*-LM-cut) */
@@ -54,6 +62,22 @@ typedef struct ns_traj_opts {
 ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *problem_dir, const ns_traj_opts *o,
                           ns_error *err);
 void ns_trajset_free(ns_trajset *s);
+
+/* Appends the trajectory of the problem file path (read with s's domain,
+ * grounded) along the plan fn(ctx, ...) finds, and counts it in `added`.
+ * When fn finds none, nothing is added and its status returned (err unset
+ * unless fn set it); a plan that does not apply or reach the goal is
+ * NS_ERR_INPUT. */
+ns_status ns_trajset_add(ns_trajset *s, const char *path, ns_traj_planner fn, void *ctx, ns_error *err);
+
+/* Whether some trajectory of s has a raw plan (GBFS's, before shortening). */
+bool ns_trajset_has_raw(const ns_trajset *s);
+
+/* *view: s with each trajectory that has a raw plan following it instead
+ * (its states rebuilt, owned by the view), everything else shared with s
+ * (no unsolved list); s must outlive it.  Freed by ns_trajset_view_free. */
+void ns_trajset_raw_view(const ns_trajset *s, ns_trajset *view);
+void ns_trajset_view_free(ns_trajset *view, const ns_trajset *s);
 
 /* Writes every trajectory's plan as dir/<name>.plan (IPC format, atomic
  * writes; dir made when missing), so that a later load with plan_dir = dir

@@ -57,6 +57,7 @@ void ns_hwl_config_init(ns_hwl_config *c);
  * evaluations spent; an unsolved problem counts the whole budget). */
 typedef struct ns_hwl_choice {
     char algo[16];
+    char plans[32]; /* which training plans won (ns_hwl_learn): "shortened", "raw", "+bootstrap"; "" */
     int problems; /* held-out problems */
     long budget;  /* evaluations per problem and candidate */
     int n;        /* rows */

@@ -127,6 +127,9 @@ typedef struct ns_choose_opts {
     int iterations[4];
     long budget;       /* evaluations per problem and candidate (100000) */
     double time_limit; /* CPU seconds per problem and candidate, a guard (30) */
+    double bootstrap;  /* CPU seconds per training problem no search solved, planned
+                          with the learned h (ns_hwl_bootstrap; 60, learn's solve limit); 0: off */
+    size_t bootstrap_memory; /* bytes of search data for those (4 GiB) */
 } ns_choose_opts;
 
 void ns_choose_opts_default(ns_choose_opts *o);
@@ -142,9 +145,21 @@ void ns_choose_opts_default(ns_choose_opts *o);
  * margin the earlier row stays.  Then h, with the winner's iterations, is
  * fitted on every trajectory.  The training folder's largest problems are
  * the nearest to the larger problems a learned planner is for, and those no
- * search solved for training serve as well as the others.  Errors: a problem
- * that does not parse, one h cannot encode. */
-ns_status ns_hwl_learn(ns_hwl *h, const ns_trajset *train, const char *domain_path, const char *train_dir,
+ * search solved for training serve as well as the others.  Then, with
+ * co->bootstrap > 0, the training problems no search solved are planned with
+ * h (ns_hwl_bootstrap) and, when some are solved, h is learned again (choice
+ * included) with their plans.  Errors: a problem that does not parse, one h
+ * cannot encode. */
+ns_status ns_hwl_learn(ns_hwl *h, ns_trajset *train, const char *domain_path, const char *train_dir,
                        const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err);
+
+/* Bootstrapping (Arfaee, Zilles & Holte 2011): each training problem no
+ * search solved (train->unsolved_paths) planned with h and its chosen search
+ * within time_limit CPU seconds and memory_limit bytes (0: none); the solved
+ * ones join train as trajectories (ns_trajset_add, counted in train->added)
+ * and leave the unsolved list.  Errors other than running out of time or
+ * memory or finding no plan (an unreadable problem, one h cannot encode)
+ * stop it. */
+ns_status ns_hwl_bootstrap(const ns_hwl *h, ns_trajset *train, double time_limit, size_t memory_limit, ns_error *err);
 
 #endif
