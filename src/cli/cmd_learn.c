@@ -22,8 +22,7 @@ static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, c
     double t0 = ns_cpu_now(), val = NAN;
     if (ns_hwl_learn(&h, tr, domain, train_dir, hc, co, &err) != NS_OK) return cli_report(&err);
     double secs = ns_cpu_now() - t0;
-    int rc = 0;
-    if (va->n > 0 && ns_hwl_rmse(&h, va, &val, &err) != NS_OK) rc = cli_report(&err);
+    int rc = va->n > 0 && ns_hwl_rmse(&h, va, &val, &err) != NS_OK ? cli_report(&err) : 0;
     if (!rc && ns_hwl_save(&h, out, &err) != NS_OK) rc = cli_report(&err);
     if (!rc && json) {
         ns_buf j;
@@ -51,13 +50,14 @@ static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, c
         fputs(j.data, stdout);
         ns_buf_free(&j);
     } else if (!rc && !quiet) {
-        char vs[64] = "", rs[96] = "";
+        char vs[64] = "", rs[96] = "", bs[96] = "";
+        if (tr->added || tr->unsolved) /* bootstrapping */
+            snprintf(bs, sizeof bs, "; %d more planned with h, %s", tr->added, h.problems == tr->n ? "kept" : "not kept");
         if (va->n) snprintf(vs, sizeof vs, " (validation %d problems: %.3f)", va->n, val);
         if (h.rank) snprintf(rs, sizeof rs, ", %ld ranking pairs (%.1f %% ordered right)", h.pairs, 100 * h.pair_acc);
         else if (hc->rank) snprintf(rs, sizeof rs, ", no ranking term (%d features: too many for its solve)", h.dim);
-        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states; %s plans; %d more planned with h, bootstrapping, "
-                        "%s), h* RMSE %.3f%s%s; %.2f s; wrote %s\n", h.dim, h.problems, h.rows, h.choice.plans[0] ? h.choice.plans
-                        : "solved", tr->added, h.problems == tr->n ? "kept" : "not kept", h.rmse, vs, rs, secs, out);
+        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states; %s plans%s), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
+                h.dim, h.problems, h.rows, h.choice.plans[0] ? h.choice.plans : "solved", bs, h.rmse, vs, rs, secs, out);
         if (h.choice.n) {
             fprintf(stderr, "learn: plans with --algo %s on %d WL iterations, chosen on the %d largest training "
                             "problems (solved, evaluations within %ld each):", h.choice.algo, h.enc.wl.iterations,
