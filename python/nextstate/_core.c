@@ -1006,24 +1006,24 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     static char *kwlist[] = {"domain", "train_dir", "model", "plans", "val_dir", "val_plans", "encoder", "mode",
                              "iterations", "statics", "lambda_", "lr", "epochs", "hidden", "layers", "batch", "seed",
                              "rounds", "depth", "threads", "max_objects", "solve_time_limit", "solve_memory_limit",
-                             "optimal_only", "cls", "rank", "choose", NULL};
+                             "optimal_only", "cls", "rank", "choose", "bootstrap", NULL};
     const char *dom, *dir, *model = "hwl", *plans = NULL, *val_dir = NULL, *val_plans = NULL, *encs = "wl",
                                        *modes = NULL;
     ns_predictor_config c;
     ns_predictor_config_init(&c);
     ns_hwl_config hc;
     ns_hwl_config_init(&hc);
-    int iterations = 2, statics = 1, maxobj = 0, optimal_only = 0;
+    int iterations = 2, statics = 1, maxobj = 0, optimal_only = 0, bootstrap = 0;
     unsigned long long seed = c.seed;
     double solve_limit = 60, solve_memory = 4096;
     PyObject *cls = NULL;
     ns_choose_opts co;
     ns_choose_opts_default(&co);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOii", kwlist, &dom, &dir, &model, &plans,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOiip", kwlist, &dom, &dir, &model, &plans,
                                      &val_dir, &val_plans, &encs, &modes, &iterations, &statics, &hc.lambda, &c.lr,
                                      &c.epochs, &c.hidden, &c.layers, &c.batch, &seed, &c.xgb.max_rounds,
                                      &c.xgb.max_depth, &c.xgb.nthread, &maxobj, &solve_limit, &solve_memory,
-                                     &optimal_only, &cls, &hc.rank, &co.problems))
+                                     &optimal_only, &cls, &hc.rank, &co.problems, &bootstrap))
         return NULL;
     if (hc.rank < 0 || co.problems < 0) return PyErr_Format(PyExc_ValueError, "rank and choose must be >= 0");
     bool hwl = !strcmp(model, "hwl");
@@ -1074,7 +1074,7 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     if (st == NS_OK && hwl) {
         double t0 = ns_cpu_now();
         hc.seed = (uint64_t)seed;
-        co.bootstrap = optimal_only ? 0 : solve_limit; /* as `learn` */
+        co.bootstrap = optimal_only || !bootstrap ? 0 : solve_limit; /* as `learn --bootstrap` */
         co.bootstrap_memory = (size_t)(solve_memory * 1048576.0);
         st = ns_hwl_learn(&mo->h, &tr, dom, dir, &hc, &co, &err);
         secs = ns_cpu_now() - t0;

@@ -75,7 +75,8 @@ def learn(domain: str, train_dir: str, model: str = ..., plans: Optional[str] = 
           layers: int = ..., batch: int = ..., seed: int = ..., rounds: int = ..., depth: int = ...,
           threads: int = ..., max_objects: int = ..., solve_time_limit: float = ...,
           solve_memory_limit: float = ..., optimal_only: bool = ...,
-          cls: Optional[Type[_M]] = ..., rank: int = ..., choose: int = ...) -> Tuple[_M, Dict[str, Any]]: ...
+          cls: Optional[Type[_M]] = ..., rank: int = ..., choose: int = ...,
+          bootstrap: bool = ...) -> Tuple[_M, Dict[str, Any]]: ...
 def load_model(path: str, cls: Optional[Type[_M]] = ...) -> _M: ...
 def train_world(split_dir: str, out: str, model: Optional[str] = ..., layers: int = ..., hidden: int = ...,
                 out_dim: int = ..., t_hidden: int = ..., lr: float = ..., weight_decay: float = ...,

@@ -125,7 +125,7 @@ int cmd_learn(int argc, char **argv)
         if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--quiet")) quiet = true;
         else if (!strcmp(a, "--optimal-only")) optimal_only = true;
-        else if (!strcmp(a, "--no-bootstrap")) co.bootstrap = 0;
+        else if (!strcmp(a, "--bootstrap")) co.bootstrap = 1;
         else if (!v && a[0] == '-' && a[1]) return cli_usage("learn", "%s expects a value", a);
         else if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--plans")) plans = argv[++i];
@@ -214,7 +214,7 @@ int cmd_learn(int argc, char **argv)
             hc.iterations = iterations;
             hc.statics = statics;
             hc.seed = c.seed;
-            co.bootstrap = optimal_only || co.bootstrap == 0 ? 0 : solve_limit;
+            co.bootstrap = optimal_only || co.bootstrap == 0 ? 0 : solve_limit; /* (--bootstrap) */
             co.bootstrap_memory = (size_t)(solve_memory * 1048576.0);
             rc = learn_hwl(&tr, &va, pos[0], pos[1], &hc, &co, out, json, quiet);
         } /* (with the plans bootstrapping found) */

@@ -656,7 +656,7 @@ void ns_choose_opts_default(ns_choose_opts *o)
     o->problems = 8;
     o->budget = 100000;
     o->time_limit = 30;
-    o->bootstrap = 60;
+    o->bootstrap = 0;
     o->bootstrap_memory = (size_t)4096 << 20;
 }
 

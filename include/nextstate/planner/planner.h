@@ -128,7 +128,8 @@ typedef struct ns_choose_opts {
     long budget;       /* evaluations per problem and candidate (100000) */
     double time_limit; /* CPU seconds per problem and candidate, a guard (30) */
     double bootstrap;  /* CPU seconds per training problem no search solved, planned
-                          with the learned h (ns_hwl_bootstrap; 60, learn's solve limit); 0: off */
+                          with the learned h (ns_hwl_bootstrap; `learn --bootstrap`: its
+                          solve limit); 0: off (the default, README) */
     size_t bootstrap_memory; /* bytes of search data for those (4 GiB) */
 } ns_choose_opts;
 
