@@ -51,7 +51,7 @@ static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, c
         ns_buf_free(&j);
     } else if (!rc && !quiet) {
         char vs[64] = "", rs[96] = "", bs[96] = "";
-        if (tr->added || tr->unsolved) /* bootstrapping */
+        if (tr->added || (co->bootstrap > 0 && tr->unsolved)) /* bootstrapping */
             snprintf(bs, sizeof bs, "; %d more planned with h, %s", tr->added, h.problems == tr->n ? "kept" : "not kept");
         if (va->n) snprintf(vs, sizeof vs, " (validation %d problems: %.3f)", va->n, val);
         if (h.rank) snprintf(rs, sizeof rs, ", %ld ranking pairs (%.1f %% ordered right)", h.pairs, 100 * h.pair_acc);
