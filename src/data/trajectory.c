@@ -262,7 +262,7 @@ void ns_trajset_free(ns_trajset *s)
 
 ns_status ns_trajset_add(ns_trajset *s, const char *path, ns_traj_planner fn, void *ctx, ns_error *err)
 {
-    if (s->n + 1 >= s->cap) { /* moved: each task points at its problem, re-pointed */
+    if (s->n == s->cap) { /* moved: each task points at its problem, re-pointed */
         int cap = 2 * s->cap + 2;
         s->v = ns_xrealloc(s->v, sizeof(ns_traj) * (size_t)cap);
         memset(s->v + s->cap, 0, sizeof(ns_traj) * (size_t)(cap - s->cap));
@@ -327,10 +327,10 @@ void ns_trajset_raw_view(const ns_trajset *s, ns_trajset *view)
     }
 }
 
-void ns_trajset_view_free(ns_trajset *view, const ns_trajset *s)
+void ns_trajset_view_free(ns_trajset *view)
 {
-    for (int i = 0; i < view->n && i < s->n; i++)
-        if (view->v[i].states != s->v[i].states) free(view->v[i].states);
+    for (int i = 0; i < view->n; i++)
+        if (view->v[i].raw_ops) free(view->v[i].states); /* the states the view rebuilt */
     free(view->v);
     memset(view, 0, sizeof *view);
 }

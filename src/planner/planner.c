@@ -778,17 +778,11 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
     return st;
 }
 
-/* The best row of a choice table (the chosen search and iterations). */
-static int chosen_row(const ns_hwl_choice *t)
+/* The row of h's choice table that won: its search on its WL iterations; -1 without a choice. */
+static int chosen_row(const ns_hwl *h)
 {
-    for (int q = 0; q < t->n; q++)
-        if (!strcmp(t->cand[q], t->algo)) {
-            int best = q; /* the chosen algo's rows: the one with the most solved, then fewer evaluations */
-            for (int r = q + 1; r < t->n; r++)
-                if (!strcmp(t->cand[r], t->algo) && beats(t->solved[r], t->evaluated[r], t->solved[best], t->evaluated[best]))
-                    best = r;
-            return best;
-        }
+    for (int q = 0; q < h->choice.n; q++)
+        if (!strcmp(h->choice.cand[q], h->choice.algo) && h->choice.iter[q] == h->enc.wl.iterations) return q;
     return -1;
 }
 
@@ -801,7 +795,7 @@ static ns_status take_if_better(ns_hwl *h, const ns_trajset *train, const char *
     *taken = false;
     ns_status st = learn_among(&g, train, domain_path, paths, n, c, co, err);
     if (st != NS_OK) return st;
-    int a = chosen_row(&g.choice), b = chosen_row(&h->choice);
+    int a = chosen_row(&g), b = chosen_row(h);
     if (a < 0 || b < 0 || beats(g.choice.solved[a], g.choice.evaluated[a], h->choice.solved[b], h->choice.evaluated[b])) {
         ns_hwl_free(h);
         *h = g;
@@ -830,7 +824,7 @@ ns_status ns_hwl_learn(ns_hwl *h, ns_trajset *train, const char *domain_path, co
         ns_trajset view;
         ns_trajset_raw_view(train, &view);
         st = take_if_better(h, &view, domain_path, paths, n, c, co, &raw, err);
-        ns_trajset_view_free(&view, train);
+        ns_trajset_view_free(&view);
     }
     const char *plans = !has_raw ? "" : raw ? "raw" : "shortened";
     if (st == NS_OK && choose) snprintf(h->choice.plans, sizeof h->choice.plans, "%s", plans);
@@ -843,7 +837,7 @@ ns_status ns_hwl_learn(ns_hwl *h, ns_trajset *train, const char *domain_path, co
             bool boot;
             st = take_if_better(h, raw ? &view : train, domain_path, paths, n, c, co, &boot, err);
             if (boot && choose) snprintf(h->choice.plans, sizeof h->choice.plans, "%s%sbootstrap", plans, *plans ? "+" : "");
-            if (raw) ns_trajset_view_free(&view, train);
+            if (raw) ns_trajset_view_free(&view);
         }
     }
     if (st != NS_OK) ns_hwl_free(h);

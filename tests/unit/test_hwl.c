@@ -481,7 +481,7 @@ static void test_satisficing_trajectories(void)
             CHECK(view.n == 1 && view.unsolved == 0 && r->nstates == t->raw_n + 1 && r->ops == t->raw_ops);
             CHECK(r->states != t->states && !memcmp(r->states, t->states, sizeof(ns_word) * (size_t)t->t.nwords));
             CHECK(ns_task_is_goal(&r->t, r->states + (size_t)t->raw_n * (size_t)r->t.nwords));
-            ns_trajset_view_free(&view, &s);
+            ns_trajset_view_free(&view);
         } else {
             printf("  (the GBFS plan was not shortened: no raw plan to check)\n");
         }

@@ -77,7 +77,7 @@ bool ns_trajset_has_raw(const ns_trajset *s);
  * (its states rebuilt, owned by the view), everything else shared with s
  * (no unsolved list); s must outlive it.  Freed by ns_trajset_view_free. */
 void ns_trajset_raw_view(const ns_trajset *s, ns_trajset *view);
-void ns_trajset_view_free(ns_trajset *view, const ns_trajset *s);
+void ns_trajset_view_free(ns_trajset *view);
 
 /* Writes every trajectory's plan as dir/<name>.plan (IPC format, atomic
  * writes; dir made when missing), so that a later load with plan_dir = dir
