@@ -1,6 +1,7 @@
 /* plan.c — IPC plan files, plan validation and plan shortening. */
 #include "nextstate/core/plan.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,10 +293,17 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
 
 /* ------------------------------------------- plan neighbourhood graph search */
 
+/* How a neighbourhood's growth ended. */
+typedef enum reach {
+    REACH_DEPTH,  /* every layer up to the depth */
+    REACH_CLOSED, /* a layer added no state: every reachable state is in */
+    REACH_CUT     /* max_bytes, max_states or the deadline stopped it */
+} reach;
+
 /* Registers the plan's states and, layer by layer, every state within
- * `depth` steps of them, until max_bytes or the deadline. */
-static void neighbourhood(const ns_task *t, const int *ops, int n, int depth, size_t max_bytes, double deadline,
-                          ns_registry *r)
+ * `depth` steps of them, until max_bytes, max_states or the deadline. */
+static reach neighbourhood(const ns_task *t, const int *ops, int n, int depth, size_t max_bytes, uint32_t max_states,
+                           double deadline, ns_registry *r)
 {
     const size_t W = (size_t)t->nwords;
     ns_succgen g;
@@ -319,53 +327,165 @@ static void neighbourhood(const ns_task *t, const int *ops, int n, int depth, si
                 ns_task_apply(t, app[k], s, nx);
                 ns_registry_insert(r, nx, &fresh);
             }
-            stop = ns_registry_bytes(r) > max_bytes || ((id & 63) == 0 && past(deadline));
+            stop = ns_registry_bytes(r) > max_bytes || r->n > max_states || ((id & 63) == 0 && past(deadline));
         }
     free(app);
     free(s);
     ns_succgen_free(&g);
+    return stop ? REACH_CUT : lo == hi ? REACH_CLOSED : REACH_DEPTH;
+}
+/* ---- the cheapest path through a neighbourhood: Dijkstra over its registry */
+
+typedef struct qent {
+    long g;
+    uint32_t id;
+} qent;
+
+typedef struct minheap {
+    qent *v;
+    size_t n, cap;
+} minheap;
+
+static void heap_push(minheap *h, long g, uint32_t id)
+{
+    if (h->n == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 1024;
+        h->v = ns_xrealloc(h->v, h->cap * sizeof *h->v);
+    }
+    size_t i = h->n++;
+    for (; i > 0 && h->v[(i - 1) / 2].g > g; i = (i - 1) / 2) h->v[i] = h->v[(i - 1) / 2];
+    h->v[i] = (qent){.g = g, .id = id};
 }
 
-/* h = 0 inside the neighbourhood, a dead end outside it: A* with it is a
- * uniform-cost search of the neighbourhood graph. */
-static int inside(void *ctx, const ns_word *s, int *pref, int *npref)
+static qent heap_pop(minheap *h)
 {
-    (void)pref;
-    if (npref) *npref = 0;
-    return ns_registry_find(ctx, s) == NS_NO_STATE ? NS_H_INF : 0;
+    qent top = h->v[0], last = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && h->v[c + 1].g < h->v[c].g) c++;
+        if (h->v[c].g >= last.g) break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n) h->v[i] = last;
+    return top;
+}
+
+/* The cheapest plan from the initial state (registered first) to a goal
+ * state through r's states only (uniform-cost search; successors outside r
+ * are left out), written to *plan (allocated) with its length returned;
+ * -1 when there is none or the deadline passes first. */
+static int cheapest_inside(const ns_task *t, const ns_registry *r, double deadline, int **plan)
+{
+    uint32_t N = r->n;
+    long *g = ns_xmalloc((size_t)N * sizeof *g);
+    uint32_t *parent = ns_xmalloc((size_t)N * sizeof *parent);
+    int *via = ns_xmalloc((size_t)N * sizeof *via);
+    int *app = ns_xmalloc((size_t)(t->nops > 0 ? t->nops : 1) * sizeof *app);
+    ns_word *nx = ns_xmalloc((size_t)t->nwords * sizeof *nx);
+    for (uint32_t i = 0; i < N; i++) g[i] = LONG_MAX;
+    ns_succgen sg;
+    ns_succgen_init(&sg, t);
+    minheap q = {0};
+    g[0] = 0;
+    heap_push(&q, 0, 0);
+    uint32_t goal = NS_NO_STATE;
+    for (long pops = 1; q.n && goal == NS_NO_STATE; pops++) {
+        qent e = heap_pop(&q);
+        if (e.g > g[e.id]) continue; /* a stale entry */
+        if ((pops & 1023) == 0 && past(deadline)) break;
+        const ns_word *s = ns_registry_get(r, e.id); /* nothing is inserted: it stays put */
+        if (ns_task_is_goal(t, s)) {
+            goal = e.id;
+            break;
+        }
+        int na = ns_succgen_applicable(&sg, s, app);
+        for (int k = 0; k < na; k++) {
+            ns_task_apply(t, app[k], s, nx);
+            uint32_t j = ns_registry_find(r, nx);
+            long ng = e.g + t->ops[app[k]].cost;
+            if (j == NS_NO_STATE || ng >= g[j]) continue;
+            g[j] = ng;
+            parent[j] = e.id;
+            via[j] = app[k];
+            heap_push(&q, ng, j);
+        }
+    }
+    int len = -1;
+    if (goal != NS_NO_STATE) {
+        len = 0;
+        for (uint32_t v = goal; v != 0; v = parent[v]) len++;
+        *plan = ns_xmalloc((size_t)(len + 1) * sizeof **plan);
+        int i = len;
+        for (uint32_t v = goal; v != 0; v = parent[v]) (*plan)[--i] = via[v];
+    }
+    ns_succgen_free(&sg);
+    free(q.v);
+    free(nx);
+    free(app);
+    free(via);
+    free(parent);
+    free(g);
+    return len;
+}
+
+/* How far a neighbourhood grew. */
+typedef struct grown {
+    reach how;       /* REACH_CUT too for a plan left as it is because it is invalid */
+    uint32_t states; /* in the neighbourhood */
+} grown;
+
+/* ns_plan_neighbourhood within max_states too. */
+static int search_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, uint32_t max_states,
+                                double deadline, grown *gr)
+{
+    *gr = (grown){.how = REACH_CUT};
+    if (n <= 0 || depth <= 0 || !ns_plan_ops_valid(t, ops, n)) return n;
+    ns_registry r;
+    ns_registry_init(&r, t->nwords);
+    /* the search costs several times the growth (it expands every state,
+       the growth all but the last layer): the growth gets a fifth of the
+       time left; a neighbourhood cut short still holds the plan's states */
+    double now = ns_cpu_now(), grow_until = deadline > 0 ? now + 0.2 * (deadline - now) : 0;
+    gr->how = neighbourhood(t, ops, n, depth, max_bytes, max_states, grow_until, &r);
+    gr->states = r.n;
+    int *plan = NULL;
+    int len = cheapest_inside(t, &r, deadline, &plan);
+    /* (zero-cost operators could make a cheaper plan longer than ops holds) */
+    if (len >= 0 && len <= n && ns_plan_ops_cost(t, plan, len) < ns_plan_ops_cost(t, ops, n)) {
+        memcpy(ops, plan, sizeof *ops * (size_t)len);
+        n = len;
+    }
+    free(plan);
+    ns_registry_free(&r);
+    return n;
 }
 
 int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline)
 {
-    if (n <= 0 || depth <= 0 || !ns_plan_ops_valid(t, ops, n)) return n;
-    ns_registry r;
-    ns_registry_init(&r, t->nwords);
-    neighbourhood(t, ops, n, depth, max_bytes, deadline, &r);
-    double left = deadline > 0 ? deadline - ns_cpu_now() : 0;
-    if (deadline <= 0 || left > 0) {
-        ns_evaluator ev = {.ctx = &r, .eval = inside};
-        ns_search_opts o;
-        ns_search_opts_default(&o);
-        o.algo = NS_SEARCH_ASTAR;
-        o.evaluator = &ev;
-        o.time_limit = left;
-        ns_search_result sr;
-        /* (zero-cost operators could make a cheaper plan longer than ops holds) */
-        if (ns_search(t, &o, &sr) == NS_OK && sr.plan_cost < ns_plan_ops_cost(t, ops, n) && sr.plan_len <= n) {
-            memcpy(ops, sr.plan, sizeof *ops * (size_t)sr.plan_len);
-            n = sr.plan_len;
-        }
-        ns_search_result_free(&sr);
-    }
-    ns_registry_free(&r);
-    return n;
+    grown gr;
+    return search_neighbourhood(t, ops, n, depth, max_bytes, UINT32_MAX, deadline, &gr);
 }
 
 int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes)
 {
     n = ns_plan_eliminate(t, ops, n, deadline);
     if (deadline > 0 && (until <= 0 || until > deadline)) until = deadline;
-    for (int depth = 1; depth <= 64 && (until <= 0 || ns_cpu_now() < until); depth *= 2)
-        n = ns_plan_neighbourhood(t, ops, n, depth, max_bytes, until);
+    double per_state = 0; /* CPU seconds per neighbourhood state (growth and search) at the last depth */
+    for (int depth = 1; depth <= 64 && (until <= 0 || ns_cpu_now() < until); depth *= 2) {
+        long before = ns_plan_ops_cost(t, ops, n);
+        double now = ns_cpu_now(), cap = until > 0 && per_state > 0 ? 0.3 * (until - now) / per_state : UINT32_MAX;
+        grown gr; /* capped so that the search, too, ends in the time left */
+        n = search_neighbourhood(t, ops, n, depth, max_bytes, cap < UINT32_MAX ? (uint32_t)cap : UINT32_MAX, until,
+                                 &gr);
+        per_state = (ns_cpu_now() - now) / (gr.states ? gr.states : 1);
+        /* closed: the search saw every reachable state, so the plan is optimal;
+           cut with the plan unchanged: a deeper neighbourhood grows the same
+           layers in the same order, so only a larger limit could help, and
+           less time is left */
+        if (gr.how == REACH_CLOSED || (gr.how == REACH_CUT && ns_plan_ops_cost(t, ops, n) >= before)) break;
+    }
     return n;
 }

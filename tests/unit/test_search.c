@@ -1008,6 +1008,29 @@ static void test_plan_neighbourhood(void)
     CHECK(shortened > 0); /* some GBFS plan is not optimal, so the search has something to do */
 }
 
+/* The neighbourhood's path is the cheapest, not the shortest: from y w
+ * (cost 6) it finds x z (4), never d (one step, 10); from d it cannot take
+ * x z, which is longer than the plan it replaces. */
+static void test_plan_neighbourhood_costs(void)
+{
+    loaded L;
+    if (!load(&L, COSTS, COSTS_P)) {
+        CHECK(0);
+        return;
+    }
+    int x = op_named(&L.t, "(x)"), y = op_named(&L.t, "(y)"), z = op_named(&L.t, "(z)"), w = op_named(&L.t, "(w)"),
+        d = op_named(&L.t, "(d)");
+    CHECK(x >= 0 && y >= 0 && z >= 0 && w >= 0 && d >= 0);
+    int p[2] = {y, w};
+    int m = ns_plan_neighbourhood(&L.t, p, 2, 2, (size_t)1 << 30, 0);
+    CHECK_EQ_INT(m, 2);
+    CHECK(p[0] == x && p[1] == z);
+    int q[1] = {d};
+    CHECK_EQ_INT(ns_plan_shorten(&L.t, q, 1, 0, 0, (size_t)1 << 30), 1);
+    CHECK(q[0] == d);
+    unload(&L);
+}
+
 int main(void)
 {
     NS_RUN(test_h_fork);
@@ -1029,6 +1052,7 @@ int main(void)
     NS_RUN(test_gbfs_preferred);
     NS_RUN(test_plan_eliminate);
     NS_RUN(test_plan_neighbourhood);
+    NS_RUN(test_plan_neighbourhood_costs);
     if (ns_test_benchmarks())
         NS_RUN(test_benchmarks_optimal);
     else

@@ -61,19 +61,23 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline);
 /* Plan neighbourhood graph search (Nakhost & Müller, ICAPS 2010): the states
  * of the valid plan ops[0..n) and every state within `depth` steps of them
  * (breadth-first from all of them at once, until the registry holds
- * max_bytes or the deadline, an ns_cpu_now() value, passes; 0: none), then
- * the cheapest path from the initial state to a goal state through those
- * states (ns_search's A* with h = 0 there and a dead end elsewhere), written
- * over ops when it is cheaper; returns the length.  The plan
- * is never costlier and stays valid; an invalid plan is left as it is.
+ * max_bytes or a fifth of the time to the deadline, an ns_cpu_now() value,
+ * has passed; 0: none), then the cheapest path from the initial state to a
+ * goal state through those states (uniform-cost search over them, until the
+ * deadline), written over ops when it is cheaper; returns the length.  The
+ * plan is never costlier and stays valid; an invalid plan is left as it is.
  * With a depth at least the task's diameter it is an optimal plan. */
 int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline);
 
 /* The valid plan ops[0..n) shortened: action elimination (until deadline),
  * then plan neighbourhood graph search at depth 1, 2, 4, ..., 64 while the
  * CPU clock is before `until` (capped at deadline; both ns_cpu_now() values,
- * <= 0: none) within max_bytes of states each.  Returns the new length; the
- * plan is never costlier and stays valid. */
+ * <= 0: none) within max_bytes of states each, each neighbourhood kept to
+ * as many states as the last depth's CPU time per state lets it search in
+ * 0.3 of the time left; it stops early when a neighbourhood holds every
+ * reachable state (the plan is then optimal) or is cut short without
+ * improving the plan.  Returns the new length; the plan is never costlier
+ * and stays valid. */
 int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes);
 
 #endif
