@@ -89,6 +89,16 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
     return NS_OK;
 }
 
+/* A trajectory's name: the problem file's name without its folder and ".pddl". */
+static char *traj_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    char *name = ns_xstrdup(b ? b + 1 : path);
+    size_t l = strlen(name);
+    if (l > 5 && !strcmp(name + l - 5, ".pddl")) name[l - 5] = '\0';
+    return name;
+}
+
 /* Reads and grounds it->path, plans it (with fn when given, else as
  * traj_plan) and rebuilds the plan's states, checked. */
 static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, const ns_traj_opts *o, bool *optimal,
@@ -207,8 +217,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             s->skipped++;
         } else {
             ns_traj *it = &s->v[s->n];
-            it->name = ns_xstrdup(names[i]);
-            it->name[l - 5] = '\0';
+            it->name = traj_name(names[i]);
             it->path = pp.data;
             pp.data = NULL;
             bool optimal = true;
@@ -270,10 +279,7 @@ ns_status ns_trajset_add(ns_trajset *s, const char *path, ns_traj_planner fn, vo
         for (int i = 0; i < s->n; i++) s->v[i].t.problem = &s->v[i].p;
     }
     ns_traj *it = &s->v[s->n];
-    const char *b = strrchr(path, '/');
-    it->name = ns_xstrdup(b ? b + 1 : path);
-    size_t l = strlen(it->name);
-    if (l > 5 && !strcmp(it->name + l - 5, ".pddl")) it->name[l - 5] = '\0';
+    it->name = traj_name(path);
     it->path = ns_xstrdup(path);
     bool optimal = false;
     ns_status st = load_one(s, it, NULL, NULL, &optimal, fn, ctx, err);
