@@ -1006,24 +1006,24 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     static char *kwlist[] = {"domain", "train_dir", "model", "plans", "val_dir", "val_plans", "encoder", "mode",
                              "iterations", "statics", "lambda_", "lr", "epochs", "hidden", "layers", "batch", "seed",
                              "rounds", "depth", "threads", "max_objects", "solve_time_limit", "solve_memory_limit",
-                             "optimal_only", "cls", "rank", "choose", "bootstrap", NULL};
+                             "optimal_only", "cls", "rank", "choose", "bootstrap", "jobs", NULL};
     const char *dom, *dir, *model = "hwl", *plans = NULL, *val_dir = NULL, *val_plans = NULL, *encs = "wl",
                                        *modes = NULL;
     ns_predictor_config c;
     ns_predictor_config_init(&c);
     ns_hwl_config hc;
     ns_hwl_config_init(&hc);
-    int iterations = 2, statics = 1, maxobj = 0, optimal_only = 0, bootstrap = 0;
+    int iterations = 2, statics = 1, maxobj = 0, optimal_only = 0, bootstrap = 0, jobs = 1;
     unsigned long long seed = c.seed;
     double solve_limit = 60, solve_memory = 4096;
     PyObject *cls = NULL;
     ns_choose_opts co;
     ns_choose_opts_default(&co);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOiip", kwlist, &dom, &dir, &model, &plans,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOiipi", kwlist, &dom, &dir, &model, &plans,
                                      &val_dir, &val_plans, &encs, &modes, &iterations, &statics, &hc.lambda, &c.lr,
                                      &c.epochs, &c.hidden, &c.layers, &c.batch, &seed, &c.xgb.max_rounds,
                                      &c.xgb.max_depth, &c.xgb.nthread, &maxobj, &solve_limit, &solve_memory,
-                                     &optimal_only, &cls, &hc.rank, &co.problems, &bootstrap))
+                                     &optimal_only, &cls, &hc.rank, &co.problems, &bootstrap, &jobs))
         return NULL;
     if (hc.rank < 0 || co.problems < 0) return PyErr_Format(PyExc_ValueError, "rank and choose must be >= 0");
     bool hwl = !strcmp(model, "hwl");
@@ -1061,7 +1061,9 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     memset(&va, 0, sizeof va);
     ns_encoder_spec spec;
     memset(&spec, 0, sizeof spec);
-    ns_traj_opts to = {plans, solve_limit, !optimal_only, (size_t)(solve_memory * 1048576.0)};
+    ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .satisficing = !optimal_only,
+                       .memory_limit = (size_t)(solve_memory * 1048576.0), .jobs = jobs};
+    co.jobs = jobs;
     ns_status st;
     double secs = 0, val = NAN;
     Py_BEGIN_ALLOW_THREADS

@@ -116,7 +116,8 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
       lr: float = 1e-2, epochs: int = 500, hidden: int = 256, layers: int = 2, batch: int = 32, seed: int = 13,
       rounds: int = 1000, depth: int = 8, threads: int = 1, max_objects: int = 0,
       solve_time_limit: float = 60.0, solve_memory_limit: float = 4096.0, optimal_only: bool = False,
-      rank: int = 4, choose: int = 8, bootstrap: bool = False, return_info: bool = False) -> Any:
+      rank: int = 4, choose: int = 8, bootstrap: bool = False, jobs: Optional[int] = None,
+      return_info: bool = False) -> Any:
     """Trains a model on the problems of ``train_dir`` (its *.pddl files
     other than domain.pddl), as ``nextstate learn``: each problem's plan is
     ``plans/<stem>.plan``, or — without ``plans`` — found by A*-LM-cut
@@ -124,7 +125,9 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
     GBFS-h^FF, shortened (``optimal_only``: an error instead); a problem
     neither solves is skipped, unless ``bootstrap`` (hwl: planned with the
     learned h in the same limits, the model learned again with those plans
-    and kept when its held-out choice does better).  ``model`` is "hwl" (ridge regression of h* on WL
+    and kept when its held-out choice does better); ``jobs`` problems are
+    solved (and held-out problems planned) at once, each in a child process
+    with its own limits (None: one per CPU, as ``learn``).  ``model`` is "hwl" (ridge regression of h* on WL
     features, penalty ``lambda_``, with a ranking term over ``rank`` sibling
     successors per plan step; the search it plans with, and 2 or 4 WL
     ``iterations`` unless given, are chosen on the ``choose`` largest
@@ -141,7 +144,7 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
         int(epochs), int(hidden),
         int(layers), int(batch), int(seed), int(rounds), int(depth), int(threads), int(max_objects),
         float(solve_time_limit), float(solve_memory_limit), bool(optimal_only), Model, int(rank), int(choose),
-        bool(bootstrap))
+        bool(bootstrap), (os.cpu_count() or 1) if jobs is None else int(jobs))
     m.train_info = info
     return m
 

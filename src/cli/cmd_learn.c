@@ -1,12 +1,12 @@
-/* cmd_learn.c — `nextstate learn`: train a next-state predictor (LSTM or
- * XGBoost on WL or FSF encodings) or a learned heuristic (ridge regression
- * of h* on WL features) on expert trajectories. */
+/* cmd_learn.c — `nextstate learn`: train a next-state predictor (LSTM or XGBoost on WL or FSF encodings) or a
+ * learned heuristic (ridge regression of h* on WL features) on expert trajectories. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "nextstate/util/forkmap.h"
 #include "nextstate/util/json.h"
 #include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
@@ -106,11 +106,10 @@ static void report_predictor(const ns_predictor *m, const ns_trajset *tr, const 
 int cmd_learn(int argc, char **argv)
 {
     const char *pos[2] = {0}, *out = NULL, *plans = NULL, *save_plans = NULL, *val_dir = NULL, *val_plans = NULL;
-    int npos = 0, enc = NS_ENCODER_WL, iterations = 2;
+    int npos = 0, enc = NS_ENCODER_WL, iterations = 2, jobs = ns_forkmap_cpus();
     long maxobj = 0;
-    bool statics = true, json = false, quiet = false;
+    bool statics = true, json = false, quiet = false, optimal_only = false;
     double solve_limit = 60, solve_memory = 4096;
-    bool optimal_only = false;
     ns_predictor_config c;
     ns_predictor_config_init(&c);
     bool hwl = true; /* the default: the best learned planner we have (README) */
@@ -166,7 +165,7 @@ int cmd_learn(int argc, char **argv)
                    !strcmp(a, "--layers") || !strcmp(a, "--batch") || !strcmp(a, "--iterations") ||
                    !strcmp(a, "--max-objects") || !strcmp(a, "--rounds") || !strcmp(a, "--depth") ||
                    !strcmp(a, "--threads") || !strcmp(a, "--rank") || !strcmp(a, "--choose") ||
-                   !strcmp(a, "--choose-budget")) {
+                   !strcmp(a, "--choose-budget") || !strcmp(a, "--jobs")) {
             if (!cli_parse_range("learn", a, v, 0, 1L << 30, &n)) return NS_ERR_USAGE;
             if (!strcmp(a, "--seed")) c.seed = (uint64_t)n;
             else if (!strcmp(a, "--epochs")) c.epochs = (int)n;
@@ -178,6 +177,7 @@ int cmd_learn(int argc, char **argv)
             else if (!strcmp(a, "--rank")) hc.rank = (int)n;
             else if (!strcmp(a, "--choose")) co.problems = (int)n;
             else if (!strcmp(a, "--choose-budget")) co.budget = n;
+            else if (!strcmp(a, "--jobs")) jobs = (int)n;
             else if (!strcmp(a, "--rounds")) c.xgb.max_rounds = (int)n;
             else if (!strcmp(a, "--depth")) c.xgb.max_depth = (int)n;
             else c.xgb.nthread = (int)n;
@@ -195,7 +195,8 @@ int cmd_learn(int argc, char **argv)
     ns_error err;
     ns_trajset tr, va;
     memset(&va, 0, sizeof va);
-    ns_traj_opts to = {plans, solve_limit, !optimal_only, (size_t)(solve_memory * 1048576.0)};
+    ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .satisficing = !optimal_only,
+                       .memory_limit = (size_t)(solve_memory * 1048576.0), .jobs = jobs};
     int rc = 0;
     if (ns_trajset_load(&tr, pos[0], pos[1], &to, &err) != NS_OK) {
         ns_trajset_free(&tr);
@@ -216,6 +217,7 @@ int cmd_learn(int argc, char **argv)
             hc.seed = c.seed;
             co.bootstrap = optimal_only || co.bootstrap == 0 ? 0 : solve_limit; /* (--bootstrap) */
             co.bootstrap_memory = (size_t)(solve_memory * 1048576.0);
+            co.jobs = jobs;
             rc = learn_hwl(&tr, &va, pos[0], pos[1], &hc, &co, out, json, quiet);
         } /* (with the plans bootstrapping found) */
         if (!rc && save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);
@@ -223,8 +225,7 @@ int cmd_learn(int argc, char **argv)
         ns_trajset_free(&va);
         return rc;
     }
-    ns_encoder_spec spec;
-    memset(&spec, 0, sizeof spec);
+    ns_encoder_spec spec = {0};
     if (!rc && maxobj <= 0 && enc == NS_ENCODER_FSF) { /* slots for every training and validation problem */
         maxobj = ns_trajset_max_objects(&tr);
         if (val_dir && ns_trajset_max_objects(&va) > maxobj) maxobj = ns_trajset_max_objects(&va);
@@ -234,8 +235,7 @@ int cmd_learn(int argc, char **argv)
                                             : ns_encoder_spec_fsf(&spec, &tr, (int)maxobj, &err);
         if (st != NS_OK) rc = cli_report(&err);
     }
-    ns_predictor m;
-    memset(&m, 0, sizeof m);
+    ns_predictor m = {0};
     if (!rc && save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);
     if (!rc) {
         if (ns_predictor_train(&m, &spec, &tr, val_dir ? &va : NULL, &c, &err) != NS_OK) rc = cli_report(&err);

@@ -147,7 +147,7 @@ static const command commands[] = {
      "  fields as `nextstate eval` (random and worst-case ties); --json adds schemas and disagreements."},
     {"learn", cmd_learn, "train a next-state model (LSTM / XGBoost on WL / FSF) or a learned WL heuristic on expert plans",
      "nextstate learn DOMAIN TRAIN_PROBLEMS_DIR -o MODEL [--plans DIR | --save-plans DIR] [--val DIR [--val-plans DIR]]\n"
-     "                [--model hwl|lstm|xgb] [--encoder wl|fsf] [--mode state|delta] [--seed S] [--json] [--quiet]\n"
+     "                [--model hwl|lstm|xgb] [--encoder wl|fsf] [--mode state|delta] [--seed S] [--json] [--quiet] [--jobs N]\n"
      "                [--iterations L] [--statics in|out] [--max-objects N]            (encoder)\n"
      "                [--epochs N] [--hidden H] [--layers L] [--lr X] [--batch B]         (LSTM)\n"
      "                [--rounds N] [--depth D] [--threads T]                              (XGBoost)\n"
@@ -160,10 +160,10 @@ static const command commands[] = {
      "  (--choose 8; 0: lama): most solved in E evaluations (--choose-budget 100000), then 5 % fewer.\n"
      "  lstm, xgb: the first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state mode,\n"
      "  1 - cosine) or the change (delta mode, squared error).  Trajectories follow DIR/X.plan for every\n"
-     "  problem X.pddl of the folder that has one (--plans), else an optimal plan found by A*-LM-cut\n"
-     "  (--solve-time-limit S, default 60, --solve-memory-limit MB, default 4096, per problem); past the\n"
-     "  limits GBFS-h^FF's plan in the same limits, shortened by plan neighbourhood search in the same time\n"
-     "  again; a problem neither solves is skipped (said on stderr; --optimal-only: both are errors); --bootstrap:\n"
+     "  problem X.pddl of the folder that has one (--plans), else an optimal plan found by A*-LM-cut (--solve-time-limit\n"
+     "  S, default 60, --solve-memory-limit MB, default 4096, per problem; --jobs N problems at once, default: the\n"
+     "  CPUs); past the limits GBFS-h^FF's plan in the same limits, shortened by plan neighbourhood search in the same\n"
+     "  time again; a problem neither solves is skipped (said on stderr; --optimal-only: both are errors); --bootstrap:\n"
      "  hwl plans those with its h in the same limits, learns again with them, keeps that when it chooses better.\n"
      "  --save-plans DIR keeps the plans for --plans.  WL vocabulary: fitted on the training states (2 iterations,\n"
      "  statics in); FSF slots: the largest training/validation problem's.  Defaults as the paper: wl, 2 x 256,\n"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "nextstate/core/plan.h"
 #include "nextstate/core/search.h"
+#include "nextstate/util/forkmap.h"
 #include "nextstate/util/util.h"
 
 int ns_traj_states(const ns_task *t, const int *ops, int n, ns_word **states)
@@ -21,6 +22,63 @@ int ns_traj_states(const ns_task *t, const int *ops, int n, ns_word **states)
         ns_task_apply(t, ops[k], s + (size_t)k * W, s + (size_t)(k + 1) * W);
     }
     return -1;
+}
+
+/* A plan a search found for a training problem. */
+typedef struct found {
+    ns_status st;
+    bool optimal;
+    int *ops, n;     /* the plan (GBFS's shortened) */
+    int *raw, raw_n; /* GBFS's plan as found when shortening changed it; else NULL */
+    char msg[512];   /* why there is none, when found in a child process */
+} found;
+
+/* A plan for t (problem file path): A*-LM-cut's, or in satisficing mode
+ * past its limits GBFS-h^FF's shortened (see ns_traj_opts). */
+static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o, found *f, ns_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->optimal = true;
+    ns_search_opts so;
+    ns_search_opts_default(&so);
+    so.algo = NS_SEARCH_ASTAR;
+    so.heuristic = NS_H_LMCUT;
+    so.time_limit = o->time_limit;
+    so.memory_limit = o->memory_limit;
+    ns_search_result r;
+    ns_status st = ns_search(t, &so, &r);
+    if (o->satisficing && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY)) {
+        ns_search_result_free(&r);
+        so.algo = NS_SEARCH_GBFS;
+        so.heuristic = NS_H_FF;
+        double t0 = ns_cpu_now();
+        st = ns_search(t, &so, &r);
+        if (st == NS_OK) {
+            f->optimal = false;
+            /* GBFS's plans wander: shortened in the same time limit, they make truer cost-to-go labels */
+            double until = o->time_limit > 0 ? t0 + o->time_limit : 0;
+            int *raw = ns_xmalloc(sizeof(int) * (size_t)(r.plan_len + 1)), n0 = r.plan_len;
+            memcpy(raw, r.plan, sizeof(int) * (size_t)n0);
+            r.plan_len = ns_plan_shorten(t, r.plan, r.plan_len, until, until, (size_t)256 << 20);
+            if (r.plan_len < n0) {
+                f->raw = raw;
+                f->raw_n = n0;
+            } else {
+                free(raw);
+            }
+        }
+    }
+    f->st = st;
+    if (st != NS_OK) {
+        ns_search_result_free(&r);
+        return ns_error_set(err, st, path, 0, 0, "no %splan found (search status %d)", o->satisficing ? "" : "optimal ",
+                            (int)st);
+    }
+    f->ops = ns_xcalloc((size_t)r.plan_len + 1, sizeof(int));
+    memcpy(f->ops, r.plan, sizeof(int) * (size_t)r.plan_len);
+    f->n = r.plan_len;
+    ns_search_result_free(&r);
+    return NS_OK;
 }
 
 /* The plan of traj it: read from plan_file, or found by search (optimally,
@@ -47,46 +105,16 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
         ns_plan_free(&plan);
         return NS_OK;
     }
-    ns_search_opts so;
-    ns_search_opts_default(&so);
-    so.algo = NS_SEARCH_ASTAR;
-    so.heuristic = NS_H_LMCUT;
-    so.time_limit = o->time_limit;
-    so.memory_limit = o->memory_limit;
-    ns_search_result r;
-    ns_status st = ns_search(&it->t, &so, &r);
-    if (o->satisficing && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY)) {
-        ns_search_result_free(&r);
-        so.algo = NS_SEARCH_GBFS;
-        so.heuristic = NS_H_FF;
-        double t0 = ns_cpu_now();
-        st = ns_search(&it->t, &so, &r);
-        if (st == NS_OK) {
-            *optimal = false;
-            /* GBFS's plans wander: shortened in the same time limit, they make truer cost-to-go labels */
-            double until = o->time_limit > 0 ? t0 + o->time_limit : 0;
-            int *raw = ns_xmalloc(sizeof(int) * (size_t)(r.plan_len + 1)), n0 = r.plan_len;
-            memcpy(raw, r.plan, sizeof(int) * (size_t)n0);
-            r.plan_len = ns_plan_shorten(&it->t, r.plan, r.plan_len, until, until, (size_t)256 << 20);
-            if (r.plan_len < n0) {
-                it->raw_ops = raw;
-                it->raw_n = n0;
-            } else {
-                free(raw);
-            }
-        }
+    found f;
+    ns_status st = solve(&it->t, it->path, o, &f, err);
+    if (st == NS_OK) {
+        it->ops = f.ops;
+        *n = f.n;
+        it->raw_ops = f.raw;
+        it->raw_n = f.raw_n;
+        *optimal = f.optimal;
     }
-    if (st != NS_OK) {
-        ns_search_result_free(&r);
-        ns_error_set(err, st, it->path, 0, 0, "no %splan found (search status %d)",
-                     o->satisficing ? "" : "optimal ", (int)st);
-        return st;
-    }
-    it->ops = ns_xcalloc((size_t)r.plan_len + 1, sizeof(int));
-    memcpy(it->ops, r.plan, sizeof(int) * (size_t)r.plan_len);
-    *n = r.plan_len;
-    ns_search_result_free(&r);
-    return NS_OK;
+    return st;
 }
 
 /* A trajectory's name: the problem file's name without its folder and ".pddl". */
@@ -193,6 +221,115 @@ char **ns_problem_paths(char *const *args, int n, int *nout, ns_error *err)
     return v;
 }
 
+/* ---- the problems of a folder solved in child processes, o->jobs at a time */
+
+typedef struct presolve {
+    const ns_trajset *s;
+    const char *dir;
+    char **names;
+    const ns_traj_opts *o;
+} presolve;
+
+static void put_ints(ns_buf *b, const int *v, int n) { ns_buf_put(b, v, sizeof *v * (size_t)(n > 0 ? n : 0)); }
+
+/* ns_forkmap's job i: names[i] read, grounded and solved; out: status,
+ * optimal, n, raw_n, the plan, the raw plan, then the error message. */
+static void presolve_one(void *ctx, int i, ns_buf *out)
+{
+    const presolve *c = ctx;
+    ns_error err = {0};
+    ns_buf path;
+    ns_buf_init(&path);
+    ns_buf_printf(&path, "%s/%s", c->dir, c->names[i]);
+    found f = {.st = NS_OK};
+    ns_problem p;
+    ns_task t;
+    ns_status st = ns_problem_read(&p, &c->s->d, path.data, &err);
+    if (st == NS_OK) {
+        if ((st = ns_task_ground(&t, &c->s->d, &p, &err)) == NS_OK) {
+            st = solve(&t, path.data, c->o, &f, &err);
+            ns_task_free(&t);
+        }
+        ns_problem_free(&p);
+    }
+    int head[4] = {(int)st, f.optimal, f.n, f.raw_n};
+    put_ints(out, head, 4);
+    put_ints(out, f.ops, f.n);
+    put_ints(out, f.raw, f.raw_n);
+    char msg[sizeof f.msg];
+    ns_error_format(&err, msg, sizeof msg);
+    ns_buf_put(out, msg, strlen(msg) + 1);
+    free(f.ops);
+    free(f.raw);
+    ns_buf_free(&path);
+}
+
+/* What presolve_one sent, into f; a child that died or sent too little is an internal error. */
+static void presolve_read(const ns_buf *b, bool ok, const char *name, found *f)
+{
+    memset(f, 0, sizeof *f);
+    int head[4];
+    size_t at = sizeof head;
+    if (ok && b->len >= at) {
+        memcpy(head, b->data, sizeof head);
+        if (head[2] >= 0 && head[3] >= 0 && b->len > at + sizeof(int) * ((size_t)head[2] + (size_t)head[3])) {
+            f->st = (ns_status)head[0];
+            f->optimal = head[1];
+            f->n = head[2];
+            f->raw_n = head[3];
+            f->ops = ns_xmalloc(sizeof(int) * (size_t)(f->n + 1));
+            memcpy(f->ops, b->data + at, sizeof(int) * (size_t)f->n);
+            at += sizeof(int) * (size_t)f->n;
+            if (f->raw_n) {
+                f->raw = ns_xmalloc(sizeof(int) * (size_t)f->raw_n);
+                memcpy(f->raw, b->data + at, sizeof(int) * (size_t)f->raw_n);
+                at += sizeof(int) * (size_t)f->raw_n;
+            }
+            snprintf(f->msg, sizeof f->msg, "%.*s", (int)(b->len - at), b->data + at);
+            return;
+        }
+    }
+    f->st = NS_ERR_INTERNAL;
+    snprintf(f->msg, sizeof f->msg, "the process solving %s ended without its result", name);
+}
+
+/* ns_traj_planner over a presolved plan (handed over). */
+static ns_status take_found(void *ctx, const ns_task *t, int **ops, int *n)
+{
+    (void)t;
+    found *f = ctx;
+    *ops = f->ops;
+    *n = f->n;
+    f->ops = NULL;
+    return NS_OK;
+}
+
+/* names[0..n) of dir solved o->jobs at a time: an array of n (free with presolved_free). */
+static found *presolved(const ns_trajset *s, const char *dir, char **names, int n, const ns_traj_opts *o)
+{
+    presolve c = {.s = s, .dir = dir, .names = names, .o = o};
+    ns_buf *out = ns_xcalloc((size_t)n + 1, sizeof *out);
+    bool *ok = ns_xcalloc((size_t)n + 1, sizeof *ok);
+    found *f = ns_xcalloc((size_t)n + 1, sizeof *f);
+    ns_forkmap(n, o->jobs, presolve_one, &c, out, ok);
+    for (int i = 0; i < n; i++) {
+        presolve_read(&out[i], ok[i], names[i], &f[i]);
+        ns_buf_free(&out[i]);
+    }
+    free(out);
+    free(ok);
+    return f;
+}
+
+static void presolved_free(found *f, int n)
+{
+    for (int i = 0; f && i < n; i++) {
+        free(f[i].ops);
+        free(f[i].raw);
+    }
+    free(f);
+}
+
 ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *problem_dir, const ns_traj_opts *o,
                           ns_error *err)
 {
@@ -205,6 +342,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
     if (!names) return NS_ERR_IO;
     s->v = ns_xcalloc((size_t)n + 1, sizeof(ns_traj));
     s->cap = n + 1;
+    found *pre = o->jobs > 1 && !o->plan_dir ? presolved(s, problem_dir, names, n, o) : NULL;
     for (int i = 0; i < n && st == NS_OK; i++) {
         size_t l = strlen(names[i]);
         ns_buf pp, pl;
@@ -221,7 +359,18 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             it->path = pp.data;
             pp.data = NULL;
             bool optimal = true;
-            st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, &optimal, NULL, NULL, err);
+            found *fi = pre ? &pre[i] : NULL;
+            if (fi && fi->st != NS_OK) {
+                st = ns_error_set(err, fi->st, NULL, 0, 0, "%s", fi->msg);
+            } else {
+                st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, &optimal, fi ? take_found : NULL, fi, err);
+                if (fi && st == NS_OK) { /* the raw plan handed over too */
+                    optimal = fi->optimal;
+                    it->raw_ops = fi->raw;
+                    it->raw_n = fi->raw_n;
+                    fi->raw = NULL;
+                }
+            }
             if (st == NS_OK) {
                 s->n++;
                 s->satisficing += !optimal;
@@ -241,6 +390,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
         ns_buf_free(&pp);
         ns_buf_free(&pl);
     }
+    presolved_free(pre, n);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     if (st == NS_OK && s->n == 0) {

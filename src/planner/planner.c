@@ -9,6 +9,7 @@
 #include "nextstate/core/search.h"
 #include "nextstate/core/state.h"
 #include "nextstate/core/succgen.h"
+#include "nextstate/util/forkmap.h"
 #include "nextstate/util/util.h"
 
 void ns_planner_opts_default(ns_planner_opts *o)
@@ -658,6 +659,7 @@ void ns_choose_opts_default(ns_choose_opts *o)
     o->time_limit = 30;
     o->bootstrap = 0;
     o->bootstrap_memory = (size_t)4096 << 20;
+    o->jobs = 1;
 }
 
 typedef struct sized_path {
@@ -680,32 +682,65 @@ static bool same_stem(const char *stem, const char *path)
     return !strncmp(b, stem, n) && !strcmp(b + n, ".pddl");
 }
 
+typedef struct tries {
+    const ns_hwl *fit;
+    const ns_loaded_task *tasks;
+    int n;
+    const ns_choose_opts *co;
+} tries;
+
+/* ns_forkmap's job j: task j % n planned under ns_plan_choices[j / n]; out:
+ * status, evaluations, then the error message. */
+static void try_one(void *ctx, int j, ns_buf *out)
+{
+    const tries *c = ctx;
+    ns_planner_opts o;
+    ns_planner_opts_default(&o);
+    o.algo = ns_plan_choices[j / c->n];
+    o.max_evaluated = c->co->budget;
+    o.time_limit = c->co->time_limit;
+    ns_planner_result r;
+    ns_error err = {0};
+    long v[2];
+    v[0] = ns_plan_heuristic(c->fit, &c->tasks[j % c->n].task, &o, &r, &err);
+    v[1] = r.predictions;
+    ns_planner_result_free(&r);
+    ns_buf_put(out, v, sizeof v);
+    char msg[sizeof err.msg + sizeof err.file + 32];
+    ns_error_format(&err, msg, sizeof msg);
+    ns_buf_put(out, msg, strlen(msg) + 1);
+}
+
 /* Plans the tasks of tasks[0..n) with fit under each of ns_plan_choices (within co's
- * budget and time limit) and appends a row per search to t, tried with
- * `iterations` WL iterations. */
+ * budget and time limit, co->jobs at once) and appends a row per search to t, tried
+ * with `iterations` WL iterations. */
 static ns_status try_searches(const ns_hwl *fit, int iterations, const ns_loaded_task *tasks, int n,
                               const ns_choose_opts *co, ns_hwl_choice *t, ns_error *err)
 {
-    for (int c = 0; c < NS_PLAN_CHOICES && t->n < NS_HWL_MAX_CAND; c++) {
-        ns_planner_opts o;
-        ns_planner_opts_default(&o);
-        o.algo = ns_plan_choices[c];
-        o.max_evaluated = co->budget;
-        o.time_limit = co->time_limit;
+    int m = NS_PLAN_CHOICES < NS_HWL_MAX_CAND - t->n ? NS_PLAN_CHOICES : NS_HWL_MAX_CAND - t->n, q0 = t->n;
+    if (m <= 0 || n <= 0) return NS_OK;
+    tries c = {.fit = fit, .tasks = tasks, .n = n, .co = co};
+    ns_buf *out = ns_xcalloc((size_t)(m * n), sizeof *out);
+    bool *ok = ns_xcalloc((size_t)(m * n), sizeof *ok);
+    ns_forkmap(m * n, co->jobs, try_one, &c, out, ok);
+    ns_status st = NS_OK;
+    for (int k = 0; k < m; k++) {
         int q = t->n++;
-        snprintf(t->cand[q], sizeof t->cand[q], "%s", ns_planner_algo_name(o.algo));
+        snprintf(t->cand[q], sizeof t->cand[q], "%s", ns_planner_algo_name(ns_plan_choices[k]));
         t->iter[q] = iterations;
-        for (int i = 0; i < n; i++) {
-            ns_planner_result r;
-            ns_status st = ns_plan_heuristic(fit, &tasks[i].task, &o, &r, err);
-            long evals = r.predictions;
-            ns_planner_result_free(&r);
-            if (st == NS_ERR_INPUT || st == NS_ERR_USAGE) return st;
-            t->solved[q] += st == NS_OK;
-            t->evaluated[q] += st == NS_OK ? evals : co->budget;
-        }
     }
-    return NS_OK;
+    for (int j = 0; j < m * n && st == NS_OK; j++) {
+        long v[2] = {NS_OUT_OF_MEMORY, 0}; /* a child that died: unsolved, as one out of memory */
+        if (ok[j] && out[j].len > sizeof v) memcpy(v, out[j].data, sizeof v);
+        if (v[0] == NS_ERR_INPUT || v[0] == NS_ERR_USAGE)
+            st = ns_error_set(err, (ns_status)v[0], NULL, 0, 0, "%s", out[j].data + sizeof v);
+        t->solved[q0 + j / n] += v[0] == NS_OK;
+        t->evaluated[q0 + j / n] += v[0] == NS_OK ? v[1] : co->budget;
+    }
+    for (int j = 0; j < m * n; j++) ns_buf_free(&out[j]);
+    free(out);
+    free(ok);
+    return st;
 }
 
 /* ns_hwl_learn over the problem files problem_paths[0..n). */

@@ -276,6 +276,14 @@ static void test_choice(void)
               g.choice.solved[i] == h.choice.solved[i] &&
               g.choice.evaluated[i] == h.choice.evaluated[i]);
     ns_hwl_free(&g);
+    co.jobs = 3; /* the (problem, search) pairs planned in child processes: the same table and model */
+    CHECK(ns_hwl_learn(&g, &tr, dom, dir, &c, &co, &e) == NS_OK);
+    CHECK(!strcmp(g.choice.algo, h.choice.algo) && g.choice.n == h.choice.n && g.dim == h.dim);
+    for (int i = 0; i < g.choice.n && i < h.choice.n; i++)
+        CHECK(g.choice.solved[i] == h.choice.solved[i] && g.choice.evaluated[i] == h.choice.evaluated[i]);
+    CHECK(g.dim != h.dim || !memcmp(g.w, h.w, sizeof(float) * (size_t)(h.dim + 1)));
+    co.jobs = 1;
+    ns_hwl_free(&g);
     ns_hwl_free(&h);
     co.budget = 1;
     CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
@@ -461,7 +469,16 @@ static void test_satisficing_trajectories(void)
     ns_trajset s;
     CHECK(ns_trajset_load(&s, DOMAIN, d, &o, &e) != NS_OK);
     ns_trajset_free(&s);
+    o.jobs = 2; /* solved in child processes: the same error, naming the problem */
+    ns_error e2;
+    CHECK(ns_trajset_load(&s, DOMAIN, d, &o, &e2) == e.code && strstr(e2.msg, e.file) && strstr(e2.msg, e.msg));
+    ns_trajset_free(&s);
     o.satisficing = true;
+    CHECK(ns_trajset_load(&s, DOMAIN, d, &o, &e) == NS_OK); /* and the same trajectories */
+    CHECK(s.n == 1 && s.satisficing == 1 && s.unsolved == 1 && !strcmp(s.unsolved_paths[0], f));
+    CHECK(s.n == 1 && ns_plan_ops_valid(&s.v[0].t, s.v[0].ops, s.v[0].nstates - 1));
+    ns_trajset_free(&s);
+    o.jobs = 0;
     CHECK(ns_trajset_load(&s, DOMAIN, d, &o, &e) == NS_OK);
     CHECK_EQ_INT(s.n, 1);
     CHECK_EQ_INT(s.satisficing, 1);

@@ -52,6 +52,8 @@ typedef struct ns_traj_opts {
      * skipped (counted in `unsolved`) rather than an error. */
     bool satisficing;
     size_t memory_limit; /* bytes of search data per search; 0: none */
+    int jobs;            /* when solving: problems solved at once, each in a child process with
+                            its own limits (ns_forkmap); <= 1: one after another in this process */
 } ns_traj_opts;
 
 /* Loads the domain and every problem of problem_dir that has a plan (see

@@ -131,6 +131,8 @@ typedef struct ns_choose_opts {
                           with the learned h (ns_hwl_bootstrap; `learn --bootstrap`: its
                           solve limit); 0: off (the default, README) */
     size_t bootstrap_memory; /* bytes of search data for those (4 GiB) */
+    int jobs;          /* (problem, search) pairs planned at once, each in a child process
+                          (ns_forkmap); <= 1: one after another in this process (the default) */
 } ns_choose_opts;
 
 void ns_choose_opts_default(ns_choose_opts *o);
