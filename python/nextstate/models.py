@@ -127,7 +127,7 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
     learned h in the same limits, the model learned again with those plans
     and kept when its held-out choice does better); ``jobs`` problems are
     solved (and held-out problems planned) at once, each in a child process
-    with its own limits (None: one per CPU, as ``learn``).  ``model`` is "hwl" (ridge regression of h* on WL
+    with its own limits (None: one per CPU the memory allows, as ``learn``).  ``model`` is "hwl" (ridge regression of h* on WL
     features, penalty ``lambda_``, with a ranking term over ``rank`` sibling
     successors per plan step; the search it plans with, and 2 or 4 WL
     ``iterations`` unless given, are chosen on the ``choose`` largest
@@ -144,7 +144,7 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
         int(epochs), int(hidden),
         int(layers), int(batch), int(seed), int(rounds), int(depth), int(threads), int(max_objects),
         float(solve_time_limit), float(solve_memory_limit), bool(optimal_only), Model, int(rank), int(choose),
-        bool(bootstrap), (os.cpu_count() or 1) if jobs is None else int(jobs))
+        bool(bootstrap), -1 if jobs is None else int(jobs))
     m.train_info = info
     return m
 

@@ -106,7 +106,7 @@ static void report_predictor(const ns_predictor *m, const ns_trajset *tr, const 
 int cmd_learn(int argc, char **argv)
 {
     const char *pos[2] = {0}, *out = NULL, *plans = NULL, *save_plans = NULL, *val_dir = NULL, *val_plans = NULL;
-    int npos = 0, enc = NS_ENCODER_WL, iterations = 2, jobs = ns_forkmap_cpus();
+    int npos = 0, enc = NS_ENCODER_WL, iterations = 2, jobs = -1; /* -1: ns_forkmap_jobs */
     long maxobj = 0;
     bool statics = true, json = false, quiet = false, optimal_only = false;
     double solve_limit = 60, solve_memory = 4096;
@@ -193,10 +193,10 @@ int cmd_learn(int argc, char **argv)
     c.progress = !quiet && isatty(2);
 
     ns_error err;
-    ns_trajset tr, va;
-    memset(&va, 0, sizeof va);
+    ns_trajset tr, va = {0};
     ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .satisficing = !optimal_only,
-                       .memory_limit = (size_t)(solve_memory * 1048576.0), .jobs = jobs};
+                       .memory_limit = (size_t)(solve_memory * 1048576.0)};
+    to.jobs = jobs >= 0 ? jobs : ns_forkmap_jobs(to.memory_limit + ((size_t)256 << 20)); /* (shortening's 256 MiB) */
     int rc = 0;
     if (ns_trajset_load(&tr, pos[0], pos[1], &to, &err) != NS_OK) {
         ns_trajset_free(&tr);
@@ -216,8 +216,8 @@ int cmd_learn(int argc, char **argv)
             hc.statics = statics;
             hc.seed = c.seed;
             co.bootstrap = optimal_only || co.bootstrap == 0 ? 0 : solve_limit; /* (--bootstrap) */
-            co.bootstrap_memory = (size_t)(solve_memory * 1048576.0);
-            co.jobs = jobs;
+            co.bootstrap_memory = to.memory_limit;
+            co.jobs = to.jobs;
             rc = learn_hwl(&tr, &va, pos[0], pos[1], &hc, &co, out, json, quiet);
         } /* (with the plans bootstrapping found) */
         if (!rc && save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);

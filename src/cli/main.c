@@ -161,14 +161,14 @@ static const command commands[] = {
      "  lstm, xgb: the first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state mode,\n"
      "  1 - cosine) or the change (delta mode, squared error).  Trajectories follow DIR/X.plan for every\n"
      "  problem X.pddl of the folder that has one (--plans), else an optimal plan found by A*-LM-cut (--solve-time-limit\n"
-     "  S, default 60, --solve-memory-limit MB, default 4096, per problem; --jobs N problems at once, default: the\n"
-     "  CPUs); past the limits GBFS-h^FF's plan in the same limits, shortened by plan neighbourhood search in the same\n"
-     "  time again; a problem neither solves is skipped (said on stderr; --optimal-only: both are errors); --bootstrap:\n"
-     "  hwl plans those with its h in the same limits, learns again with them, keeps that when it chooses better.\n"
-     "  --save-plans DIR keeps the plans for --plans.  WL vocabulary: fitted on the training states (2 iterations,\n"
-     "  statics in); FSF slots: the largest training/validation problem's.  Defaults as the paper: wl, 2 x 256,\n"
-     "  state, Adam lr 1e-2, 500 epochs, batch 32, seed 13; XGBoost depth 8, eta 0.1, up to 1000 rounds, early\n"
-     "  stopping after 10 on validation; the file keeps the epoch (LSTM) or round (XGBoost) of least validation loss."},
+     "  S, default 60, --solve-memory-limit MB, default 4096, per problem; --jobs N at once, default: the CPUs the\n"
+     "  memory allows); past the limits GBFS-h^FF's plan in the same limits, shortened by plan neighbourhood search in\n"
+     "  the same time again; a problem neither solves is skipped (said on stderr; --optimal-only: both are errors);\n"
+     "  --bootstrap: hwl plans those with its h in the same limits, learns again with them, keeps that when it\n"
+     "  chooses better.  --save-plans DIR keeps the plans for --plans.  WL vocabulary: fitted on the training states\n"
+     "  (2 iterations, statics in); FSF slots: the largest training/validation problem's.  Defaults as the paper: wl,\n"
+     "  2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13; XGBoost depth 8, eta 0.1, up to 1000 rounds,\n"
+     "  early stopping after 10 on validation; the file keeps the LSTM epoch or XGBoost round of least validation loss."},
     {"plan", cmd_plan, "plan with a learned next-state model (beam decoding or model-guided search)",
      "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided|lama|lama-h]\n"
      "               [--width W] [--max-steps N] [--time-limit S] [--plan-file F | --plan-dir D] [--json] [--prefer M]\n"

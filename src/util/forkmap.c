@@ -109,8 +109,13 @@ void ns_forkmap(int n, int jobs, ns_forkmap_fn fn, void *ctx, ns_buf *out, bool 
     }
 }
 
-int ns_forkmap_cpus(void)
+int ns_forkmap_jobs(size_t bytes_per_job)
 {
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
-    return c > 0 ? (int)c : 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    long jobs = cpus > 0 ? cpus : 1;
+    if (pages > 0 && page > 0 && bytes_per_job > 0) {
+        double fit = (double)pages * (double)page / (double)bytes_per_job;
+        if (fit < (double)jobs) jobs = fit >= 1 ? (long)fit : 1;
+    }
+    return (int)jobs;
 }

@@ -94,7 +94,9 @@ static void test_own_clock(void)
         ns_buf_free(&out[i]);
     }
     CHECK(spent > 0);
-    CHECK(ns_forkmap_cpus() >= 1);
+    int cpus = ns_forkmap_jobs(0);
+    CHECK(cpus >= 1 && ns_forkmap_jobs(1) == cpus); /* memory for every CPU */
+    CHECK(ns_forkmap_jobs((size_t)1 << 62) == 1);    /* more than any machine holds: one */
 }
 
 int main(void)

@@ -9,6 +9,7 @@
 #define NEXTSTATE_FORKMAP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "nextstate/util/error.h"
 #include "nextstate/util/util.h"
 
@@ -21,7 +22,8 @@ typedef void (*ns_forkmap_fn)(void *ctx, int i, ns_buf *out);
  * job i's child died before it finished (out[i] then holds what arrived). */
 void ns_forkmap(int n, int jobs, ns_forkmap_fn fn, void *ctx, ns_buf *out, bool *ok);
 
-/* The processors online (at least 1): a default for `jobs`. */
-int ns_forkmap_cpus(void);
+/* A default for `jobs`: the processors online, fewer when the physical
+ * memory would not hold bytes_per_job for each (at least 1). */
+int ns_forkmap_jobs(size_t bytes_per_job);
 
 #endif
