@@ -212,7 +212,9 @@ def run_one(planner, dom, prob, models, out, dfile=None):
         rc, cpu, _, wall = timed(cmd, TIME_LIMIT, cwd=tmp)
     r = {"rc": rc, "cpu": round(cpu, 3), "wall": round(wall, 3), "solved": False}
     cost = validate(dfile, prob, plan)
-    if cost is not None:
+    if cost is not None and cpu > TIME_LIMIT:  # found after the limit: the competition would have stopped it
+        r["over_time"] = True
+    elif cost is not None:
         r["solved"], r["cost"] = True, cost
     elif os.path.exists(plan):
         r["invalid"] = True

@@ -1075,12 +1075,12 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
         st = ns_trajset_load(&va, dom, val_dir, &vo, &err);
     }
     if (st == NS_OK && hwl) {
-        double t0 = ns_cpu_now();
+        double t0 = ns_cpu_with_children();
         hc.seed = (uint64_t)seed;
         co.bootstrap = optimal_only || !bootstrap ? 0 : solve_limit; /* as `learn --bootstrap` */
         co.bootstrap_memory = (size_t)(solve_memory * 1048576.0);
         st = ns_hwl_learn(&mo->h, &tr, dom, dir, &hc, &co, &err);
-        secs = ns_cpu_now() - t0;
+        secs = ns_cpu_with_children() - t0;
         if (st == NS_OK) {
             mo->kind = 1;
             if (va.n > 0) st = ns_hwl_rmse(&mo->h, &va, &val, &err);

@@ -260,6 +260,17 @@ bool ns_plan_ops_valid(const ns_task *t, const int *ops, int n)
 /* Whether the deadline (an ns_cpu_now() value; <= 0: none) has passed. */
 static bool past(double deadline) { return deadline > 0 && ns_cpu_now() > deadline; }
 
+/* The same, reading the clock (a system call) only once *work, the
+ * successors generated since the last read, reaches 4096: a state with tens
+ * of thousands of successors is checked after each expansion, a small one
+ * every few thousand. */
+static bool past_after(double deadline, long *work)
+{
+    if (*work < 4096) return false;
+    *work = 0;
+    return past(deadline);
+}
+
 int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
 {
     if (n <= 0) return n;
@@ -319,6 +330,7 @@ static reach neighbourhood(const ns_task *t, const int *ops, int n, int depth, s
     }
     uint32_t lo = 0, hi = r->n;
     bool stop = false;
+    long work = 0;
     for (int d = 0; d < depth && !stop && lo < hi; d++, lo = hi, hi = r->n)
         for (uint32_t id = lo; id < hi && !stop; id++) {
             memcpy(s, ns_registry_get(r, id), W * sizeof *s); /* the registry may move as it grows */
@@ -327,7 +339,8 @@ static reach neighbourhood(const ns_task *t, const int *ops, int n, int depth, s
                 ns_task_apply(t, app[k], s, nx);
                 ns_registry_insert(r, nx, &fresh);
             }
-            stop = ns_registry_bytes(r) > max_bytes || r->n > max_states || ((id & 63) == 0 && past(deadline));
+            work += na + 1;
+            stop = ns_registry_bytes(r) > max_bytes || r->n > max_states || past_after(deadline, &work);
         }
     free(app);
     free(s);
@@ -392,16 +405,18 @@ static int cheapest_inside(const ns_task *t, const ns_registry *r, double deadli
     g[0] = 0;
     heap_push(&q, 0, 0);
     uint32_t goal = NS_NO_STATE;
-    for (long pops = 1; q.n && goal == NS_NO_STATE; pops++) {
+    long work = 0;
+    while (q.n && goal == NS_NO_STATE) {
         qent e = heap_pop(&q);
         if (e.g > g[e.id]) continue; /* a stale entry */
-        if ((pops & 1023) == 0 && past(deadline)) break;
+        if (past_after(deadline, &work)) break;
         const ns_word *s = ns_registry_get(r, e.id); /* nothing is inserted: it stays put */
         if (ns_task_is_goal(t, s)) {
             goal = e.id;
             break;
         }
         int na = ns_succgen_applicable(&sg, s, app);
+        work += na + 1;
         for (int k = 0; k < na; k++) {
             ns_task_apply(t, app[k], s, nx);
             uint32_t j = ns_registry_find(r, nx);

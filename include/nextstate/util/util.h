@@ -77,6 +77,9 @@ double ns_now(void);
 /* CPU seconds used by this process (time limits count these, as Fast
  * Downward's do, so a busy machine does not cut a run short). */
 double ns_cpu_now(void);
+/* The same plus the CPU seconds of its children that have ended and been
+ * waited for (ns_forkmap's): what a run cost, not a time limit's clock. */
+double ns_cpu_with_children(void);
 
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
 ns_status ns_read_file(const char *path, char **out, size_t *len, ns_error *err);
