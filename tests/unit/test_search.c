@@ -1031,6 +1031,38 @@ static void test_plan_neighbourhood_costs(void)
     unload(&L);
 }
 
+/* The shortening keeps to its time on a task whose states have ~40,000
+ * successors each (one `mark` per ordered pair of 200 objects): the clock
+ * is read by work done, not once per so many states. */
+static void test_shorten_keeps_time(void)
+{
+    ns_buf dom, prob;
+    ns_buf_init(&dom);
+    ns_buf_init(&prob);
+    ns_buf_puts(&dom, "(define (domain wide) (:requirements :strips) (:predicates (m ?x ?y))"
+                      " (:action mark :parameters (?x ?y) :precondition (and) :effect (m ?x ?y)))");
+    ns_buf_puts(&prob, "(define (problem w) (:domain wide) (:objects");
+    for (int i = 0; i < 200; i++) ns_buf_printf(&prob, " o%d", i);
+    ns_buf_puts(&prob, ") (:init) (:goal (and (m o0 o1) (m o1 o2) (m o2 o3))))");
+    loaded L;
+    if (!load(&L, dom.data, prob.data)) {
+        CHECK(0);
+    } else {
+        int plan[8];
+        const char *steps[] = {"(mark o5 o6)", "(mark o0 o1)", "(mark o7 o8)", "(mark o1 o2)", "(mark o2 o3)"};
+        for (int k = 0; k < 5; k++) plan[k] = op_named(&L.t, steps[k]);
+        CHECK(L.t.nops >= 39000 && plan[0] >= 0 && plan[4] >= 0);
+        double t0 = ns_cpu_now();
+        int n = ns_plan_shorten(&L.t, plan, 5, 0, t0 + 0.05, (size_t)1 << 30);
+        double spent = ns_cpu_now() - t0;
+        printf("  %d ground actions: shortened 5 -> %d steps in %.3f s (budget 0.05 s)\n", L.t.nops, n, spent);
+        CHECK(n == 3 && spent < 2.0); /* (the clock read once per 64 states: 25 s) */
+        unload(&L);
+    }
+    ns_buf_free(&dom);
+    ns_buf_free(&prob);
+}
+
 int main(void)
 {
     NS_RUN(test_h_fork);
@@ -1053,6 +1085,7 @@ int main(void)
     NS_RUN(test_plan_eliminate);
     NS_RUN(test_plan_neighbourhood);
     NS_RUN(test_plan_neighbourhood_costs);
+    NS_RUN(test_shorten_keeps_time);
     if (ns_test_benchmarks())
         NS_RUN(test_benchmarks_optimal);
     else
