@@ -84,9 +84,10 @@ void ns_forkmap(int n, int jobs, ns_forkmap_fn fn, void *ctx, ns_buf *out, bool 
     if (jobs > FORKMAP_MAX_JOBS) jobs = FORKMAP_MAX_JOBS;
     running run[FORKMAP_MAX_JOBS];
     struct pollfd pf[FORKMAP_MAX_JOBS];
-    int nrun = 0, next = 0;
+    nfds_t nrun = 0; /* children running (unsigned: poll's count) */
+    int next = 0;
     while (next < n || nrun > 0) {
-        while (next < n && nrun < (jobs > 1 ? jobs : 1)) {
+        while (next < n && nrun < (nfds_t)(jobs > 1 ? jobs : 1)) {
             if (jobs > 1 && start(&run[nrun], next, fn, ctx)) {
                 nrun++;
             } else { /* in this process */
@@ -96,12 +97,12 @@ void ns_forkmap(int n, int jobs, ns_forkmap_fn fn, void *ctx, ns_buf *out, bool 
             next++;
         }
         if (nrun == 0) continue;
-        for (int k = 0; k < nrun; k++) pf[k] = (struct pollfd){.fd = run[k].fd, .events = POLLIN};
-        if (poll(pf, (nfds_t)nrun, -1) < 0) {
+        for (nfds_t k = 0; k < nrun; k++) pf[k] = (struct pollfd){.fd = run[k].fd, .events = POLLIN};
+        if (poll(pf, nrun, -1) < 0) {
             if (errno != EINTR && drain(&run[0], &out[run[0].job], &ok[run[0].job])) run[0] = run[--nrun];
             continue; /* (a failed poll reads the first child's pipe, blocking) */
         }
-        for (int k = nrun - 1; k >= 0; k--) {
+        for (nfds_t k = nrun; k-- > 0;) {
             if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             running *r = &run[k];
             if (drain(r, &out[r->job], &ok[r->job])) run[k] = run[--nrun];
