@@ -230,7 +230,10 @@ typedef struct presolve {
     const ns_traj_opts *o;
 } presolve;
 
-static void put_ints(ns_buf *b, const int *v, int n) { ns_buf_put(b, v, sizeof *v * (size_t)(n > 0 ? n : 0)); }
+static void put_ints(ns_buf *b, const int *v, int n)
+{
+    if (n > 0) ns_buf_put(b, v, sizeof *v * (size_t)n);
+}
 
 /* ns_forkmap's job i: names[i] read, grounded and solved; out: status,
  * optimal, n, raw_n, the plan, the raw plan, then the error message. */

@@ -116,7 +116,7 @@ void ns_buf_free(ns_buf *b)
 void ns_buf_put(ns_buf *b, const void *p, size_t n)
 {
     NS_GROW(b->data, b->cap, b->len + n + 1);
-    memcpy(b->data + b->len, p, n);
+    if (n) memcpy(b->data + b->len, p, n); /* (p may be NULL when n is 0) */
     b->len += n;
     b->data[b->len] = '\0';
 }
