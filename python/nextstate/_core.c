@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nextstate/util/forkmap.h"
 #include "nextstate/core/gen.h"
 #include "nextstate/core/heuristic.h"
 #include "nextstate/core/pddl.h"
@@ -1064,7 +1063,7 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     memset(&spec, 0, sizeof spec);
     ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .satisficing = !optimal_only,
                        .memory_limit = (size_t)(solve_memory * 1048576.0)};
-    to.jobs = co.jobs = jobs >= 0 ? jobs : ns_forkmap_jobs(to.memory_limit + ((size_t)256 << 20)); /* as `learn` */
+    to.jobs = co.jobs = jobs >= 0 ? jobs : ns_traj_jobs(&to); /* as `learn` */
     ns_status st;
     double secs = 0, val = NAN;
     Py_BEGIN_ALLOW_THREADS

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "nextstate/util/forkmap.h"
 #include "nextstate/util/json.h"
 #include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
@@ -106,7 +105,7 @@ static void report_predictor(const ns_predictor *m, const ns_trajset *tr, const 
 int cmd_learn(int argc, char **argv)
 {
     const char *pos[2] = {0}, *out = NULL, *plans = NULL, *save_plans = NULL, *val_dir = NULL, *val_plans = NULL;
-    int npos = 0, enc = NS_ENCODER_WL, iterations = 2, jobs = -1; /* -1: ns_forkmap_jobs */
+    int npos = 0, enc = NS_ENCODER_WL, iterations = 2, jobs = -1; /* -1: ns_traj_jobs */
     long maxobj = 0;
     bool statics = true, json = false, quiet = false, optimal_only = false;
     double solve_limit = 60, solve_memory = 4096;
@@ -196,7 +195,7 @@ int cmd_learn(int argc, char **argv)
     ns_trajset tr, va = {0};
     ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .satisficing = !optimal_only,
                        .memory_limit = (size_t)(solve_memory * 1048576.0)};
-    to.jobs = jobs >= 0 ? jobs : ns_forkmap_jobs(to.memory_limit + ((size_t)256 << 20)); /* (shortening's 256 MiB) */
+    to.jobs = jobs >= 0 ? jobs : ns_traj_jobs(&to);
     int rc = 0;
     if (ns_trajset_load(&tr, pos[0], pos[1], &to, &err) != NS_OK) {
         ns_trajset_free(&tr);

@@ -59,7 +59,7 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
             double until = o->time_limit > 0 ? t0 + o->time_limit : 0;
             int *raw = ns_xmalloc(sizeof(int) * (size_t)(r.plan_len + 1)), n0 = r.plan_len;
             memcpy(raw, r.plan, sizeof(int) * (size_t)n0);
-            r.plan_len = ns_plan_shorten(t, r.plan, r.plan_len, until, until, (size_t)256 << 20);
+            r.plan_len = ns_plan_shorten(t, r.plan, r.plan_len, until, until, NS_TRAJ_SHORTEN_BYTES);
             if (r.plan_len < n0) {
                 f->raw = raw;
                 f->raw_n = n0;
@@ -68,7 +68,6 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
             }
         }
     }
-    f->st = st;
     if (st != NS_OK) {
         ns_search_result_free(&r);
         return ns_error_set(err, st, path, 0, 0, "no %splan found (search status %d)", o->satisficing ? "" : "optimal ",
@@ -127,14 +126,26 @@ static char *traj_name(const char *path)
     return name;
 }
 
+/* Frees what trajectory it owns. */
+static void traj_release(ns_traj *it)
+{
+    ns_task_free(&it->t);
+    ns_problem_free(&it->p);
+    free(it->states);
+    free(it->ops);
+    free(it->raw_ops);
+    free(it->name);
+    free(it->path);
+}
+
 /* Reads and grounds it->path, plans it (with fn when given, else as
  * traj_plan) and rebuilds the plan's states, checked. */
-static ns_status load_one(ns_trajset *s, ns_traj *it, const char *plan_file, const ns_traj_opts *o, bool *optimal,
-                          ns_traj_planner fn, void *ctx, ns_error *err)
+static ns_status load_one(const ns_domain *d, ns_traj *it, const char *plan_file, const ns_traj_opts *o,
+                          bool *optimal, ns_traj_planner fn, void *ctx, ns_error *err)
 {
-    ns_status st = ns_problem_read(&it->p, &s->d, it->path, err);
+    ns_status st = ns_problem_read(&it->p, d, it->path, err);
     if (st != NS_OK) return st;
-    st = ns_task_ground(&it->t, &s->d, &it->p, err);
+    st = ns_task_ground(&it->t, d, &it->p, err);
     if (st != NS_OK) {
         ns_problem_free(&it->p);
         return st;
@@ -235,8 +246,8 @@ static void put_ints(ns_buf *b, const int *v, int n)
     if (n > 0) ns_buf_put(b, v, sizeof *v * (size_t)n);
 }
 
-/* ns_forkmap's job i: names[i] read, grounded and solved; out: status,
- * optimal, n, raw_n, the plan, the raw plan, then the error message. */
+/* ns_forkmap's job i: names[i] loaded as a trajectory (load_one); out:
+ * status, optimal, n, raw_n, the plan, the raw plan, then the error message. */
 static void presolve_one(void *ctx, int i, ns_buf *out)
 {
     const presolve *c = ctx;
@@ -244,26 +255,18 @@ static void presolve_one(void *ctx, int i, ns_buf *out)
     ns_buf path;
     ns_buf_init(&path);
     ns_buf_printf(&path, "%s/%s", c->dir, c->names[i]);
-    found f = {.st = NS_OK};
-    ns_problem p;
-    ns_task t;
-    ns_status st = ns_problem_read(&p, &c->s->d, path.data, &err);
-    if (st == NS_OK) {
-        if ((st = ns_task_ground(&t, &c->s->d, &p, &err)) == NS_OK) {
-            st = solve(&t, path.data, c->o, &f, &err);
-            ns_task_free(&t);
-        }
-        ns_problem_free(&p);
-    }
-    int head[4] = {(int)st, f.optimal, f.n, f.raw_n};
+    ns_traj it = {.path = path.data};
+    bool optimal = true;
+    ns_status st = load_one(&c->s->d, &it, NULL, c->o, &optimal, NULL, NULL, &err);
+    int n = st == NS_OK ? it.nstates - 1 : 0, head[4] = {(int)st, optimal, n, it.raw_n};
     put_ints(out, head, 4);
-    put_ints(out, f.ops, f.n);
-    put_ints(out, f.raw, f.raw_n);
-    char msg[sizeof f.msg];
+    put_ints(out, it.ops, n);
+    put_ints(out, it.raw_ops, it.raw_n);
+    char msg[sizeof ((found *)0)->msg];
     ns_error_format(&err, msg, sizeof msg);
     ns_buf_put(out, msg, strlen(msg) + 1);
-    free(f.ops);
-    free(f.raw);
+    it.path = NULL; /* path's */
+    if (st == NS_OK) traj_release(&it);
     ns_buf_free(&path);
 }
 
@@ -366,7 +369,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             if (fi && fi->st != NS_OK) {
                 st = ns_error_set(err, fi->st, NULL, 0, 0, "%s", fi->msg);
             } else {
-                st = load_one(s, it, o->plan_dir ? pl.data : NULL, o, &optimal, fi ? take_found : NULL, fi, err);
+                st = load_one(&s->d, it, o->plan_dir ? pl.data : NULL, o, &optimal, fi ? take_found : NULL, fi, err);
                 if (fi && st == NS_OK) { /* the raw plan handed over too */
                     optimal = fi->optimal;
                     it->raw_ops = fi->raw;
@@ -406,14 +409,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
 void ns_trajset_free(ns_trajset *s)
 {
     for (int i = 0; i < s->n; i++) {
-        ns_traj *it = &s->v[i];
-        ns_task_free(&it->t);
-        ns_problem_free(&it->p);
-        free(it->states);
-        free(it->ops);
-        free(it->raw_ops);
-        free(it->name);
-        free(it->path);
+        traj_release(&s->v[i]);
     }
     free(s->v);
     for (int i = 0; i < s->unsolved; i++) free(s->unsolved_paths[i]);
@@ -435,7 +431,7 @@ ns_status ns_trajset_add(ns_trajset *s, const char *path, ns_traj_planner fn, vo
     it->name = traj_name(path);
     it->path = ns_xstrdup(path);
     bool optimal = false;
-    ns_status st = load_one(s, it, NULL, NULL, &optimal, fn, ctx, err);
+    ns_status st = load_one(&s->d, it, NULL, NULL, &optimal, fn, ctx, err);
     if (st == NS_OK) {
         s->n++;
         s->added++;
@@ -511,3 +507,5 @@ ns_status ns_trajset_save_plans(const ns_trajset *s, const char *dir, ns_error *
     ns_buf_free(&plan);
     return st;
 }
+
+int ns_traj_jobs(const ns_traj_opts *o) { return ns_forkmap_jobs(o->memory_limit + NS_TRAJ_SHORTEN_BYTES); }

@@ -38,9 +38,6 @@ static void test_same_as_in_process(void)
         }
         CHECK_EQ_INT(good, N);
     }
-    ns_buf none[1];
-    bool nok[1];
-    ns_forkmap(0, 2, pattern, NULL, none, nok); /* no job: nothing runs */
 }
 
 /* Job 3 kills itself after writing a little; the others write their index. */
@@ -80,8 +77,8 @@ static void clock_job(void *ctx, int i, ns_buf *out)
 static void test_own_clock(void)
 {
     enum { N = 6 };
-    double spent = 0; /* burn some CPU first: a child's clock must not start from the parent's */
-    for (double t0 = ns_cpu_now(); ns_cpu_now() - t0 < 0.3;) spent += 1;
+    for (double t0 = ns_cpu_now(); ns_cpu_now() - t0 < 0.3;) {
+    } /* 0.3 s of CPU first: a child's clock must not start from the parent's */
     ns_buf out[N];
     bool ok[N];
     ns_forkmap(N, 2, clock_job, NULL, out, ok);
@@ -91,7 +88,6 @@ static void test_own_clock(void)
         CHECK(t < 0.25); /* the child's 0.05 s and its start, not the parent's 0.3 s */
         ns_buf_free(&out[i]);
     }
-    CHECK(spent > 0);
     int cpus = ns_forkmap_jobs(0);
     CHECK(cpus >= 1 && ns_forkmap_jobs(1) == cpus); /* memory for every CPU */
     CHECK(ns_forkmap_jobs((size_t)1 << 62) == 1);    /* more than any machine holds: one */

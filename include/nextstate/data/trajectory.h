@@ -56,6 +56,13 @@ typedef struct ns_traj_opts {
                             its own limits (ns_forkmap); <= 1: one after another in this process */
 } ns_traj_opts;
 
+/* The states the shortening of a GBFS plan may hold (ns_plan_shorten's max_bytes). */
+#define NS_TRAJ_SHORTEN_BYTES ((size_t)256 << 20)
+
+/* A default for o->jobs: the CPUs the physical memory allows, a problem
+ * taking o->memory_limit plus NS_TRAJ_SHORTEN_BYTES (ns_forkmap_jobs). */
+int ns_traj_jobs(const ns_traj_opts *o);
+
 /* Loads the domain and every problem of problem_dir that has a plan (see
  * above).  A plan that is not applicable, or that does not reach the goal, is
  * NS_ERR_INPUT at its file and line; a problem the planner cannot solve in
