@@ -853,26 +853,31 @@ static PyObject *model_save(ModelObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* _plan(task, algo, width, max_steps, time_limit, memory_limit, raw_plan) -> dict, as
+/* _plan(task, algo, width, max_steps, time_limit, memory_limit, raw_plan, fallback) -> dict, as
  * `nextstate plan` plans one problem (its plan checked with γ). */
 static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"task", "algo", "width", "max_steps", "time_limit", "memory_limit", "raw_plan", NULL};
+    static char *kwlist[] = {"task",         "algo",     "width",    "max_steps", "time_limit",
+                             "memory_limit", "raw_plan", "fallback", NULL};
     PyObject *to;
     const char *algo = NULL;
     ns_planner_opts o;
     ns_planner_opts_default(&o);
+    o.fallback = NS_PLAN_FALLBACK;
     Py_ssize_t ml = 0;
     int raw = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ziidnp", kwlist, &to, &algo, &o.width, &o.max_steps, &o.time_limit,
-                                     &ml, &raw))
+    PyObject *fb = Py_None; /* None: NS_PLAN_FALLBACK */
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ziidnpO", kwlist, &to, &algo, &o.width, &o.max_steps, &o.time_limit,
+                                     &ml, &raw, &fb))
         return NULL;
+    if (fb != Py_None && (o.fallback = PyFloat_AsDouble(fb)) == -1.0 && PyErr_Occurred()) return NULL;
     o.raw_plan = raw != 0;
     if (!model_ready(self)) return NULL;
     TaskObject *t = as_task(to);
     if (!t) return NULL;
-    if (o.width < 1 || o.max_steps < 0 || ml < 0)
-        return PyErr_Format(PyExc_ValueError, "width must be >= 1, max_steps and memory_limit >= 0");
+    if (o.width < 1 || o.max_steps < 0 || ml < 0 || !(o.fallback >= 0 && o.fallback < 1))
+        return PyErr_Format(PyExc_ValueError,
+                            "width must be >= 1, max_steps and memory_limit >= 0, fallback in [0, 1)");
     o.memory_limit = (size_t)ml;
     const char *name;
     if (self->kind == 1) {
@@ -912,11 +917,12 @@ static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
     int n = st == NS_OK && r.plan ? r.plan_len : 0;
     PyObject *plan = PyList_New(n);
     for (int i = 0; plan && i < n; i++) PyList_SET_ITEM(plan, i, PyLong_FromLong(r.plan[i]));
-    PyObject *out = plan ? Py_BuildValue("{s:s,s:O,s:N,s:i,s:s,s:i,s:l,s:l,s:i,s:d,s:d}", "status", ns_status_name(st),
-                                         "solved", st == NS_OK ? Py_True : Py_False, "plan", plan, "plan_length",
-                                         st == NS_OK ? r.plan_len : -1, "algo", name, "width", r.width, "expanded",
-                                         r.expanded, "predictions", r.predictions, "eliminated", r.eliminated,
-                                         "seconds", r.seconds, "model_seconds", r.model_seconds)
+    PyObject *out = plan ? Py_BuildValue("{s:s,s:O,s:N,s:i,s:s,s:i,s:l,s:l,s:i,s:O,s:d,s:d}", "status",
+                                         ns_status_name(st), "solved", st == NS_OK ? Py_True : Py_False, "plan", plan,
+                                         "plan_length", st == NS_OK ? r.plan_len : -1, "algo", name, "width", r.width,
+                                         "expanded", r.expanded, "predictions", r.predictions, "eliminated",
+                                         r.eliminated, "classical", r.classical ? Py_True : Py_False, "seconds",
+                                         r.seconds, "model_seconds", r.model_seconds)
                          : NULL;
     ns_planner_result_free(&r);
     return out;

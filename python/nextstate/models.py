@@ -66,22 +66,27 @@ class Model(_core.Model):
         super().save(os.fspath(path))
 
     def plan(self, task: Task, algo: Optional[str] = None, width: int = 3, max_steps: int = 0,
-             time_limit: float = 0.0, memory_limit: int = 0, raw_plan: bool = False) -> Dict[str, Any]:
+             time_limit: float = 0.0, memory_limit: int = 0, raw_plan: bool = False,
+             fallback: Optional[float] = None) -> Dict[str, Any]:
         """Plans for ``task`` as ``nextstate plan --model`` does.  A learned
         heuristic runs in LAMA-first's search beside h^FF and h^LM (``algo="lama"``,
         the default), in h^FF's place (``"lama-h"``), GBFS on h with h^FF's
         helpful actions preferred (``"guided"``) or on h alone (``"search"``); a
         next-state predictor takes beam (default), restart, search or guided
-        (planner.h).  ``time_limit`` in CPU seconds (0: none).  The plan is
+        (planner.h).  ``time_limit`` in CPU seconds (0: none); with one, a
+        learned heuristic's search that has found no plan in the first
+        ``1 - fallback`` of it leaves the rest to LAMA-first without h
+        (None: ``nextstate plan``'s share, 0.2; 0: no fallback; ``classical``
+        in the result says whose plan it is).  The plan is
         shortened (greedy action elimination, then plan neighbourhood graph
         search for a quarter of the search's time; ``eliminated`` counts the
         steps dropped) unless ``raw_plan``.  Returns ``{status, solved, plan (operator ids),
         plan_length (-1 unsolved), plan_names, algo, width, expanded,
-        predictions, eliminated, seconds, model_seconds}``; the plan is checked
+        predictions, eliminated, classical, seconds, model_seconds}``; the plan is checked
         against γ."""
         try:
             r = self._plan(task, algo, int(width), int(max_steps), float(time_limit), int(memory_limit),
-                           bool(raw_plan))
+                           bool(raw_plan), None if fallback is None else float(fallback))
         except _core.NextstateError as e:
             raise _other_domain(e, self, task) from None
         r["plan_names"] = [task.op_name(op) for op in r["plan"]]

@@ -41,6 +41,7 @@ def test_plan_larger_problem(hwl, tmp_path):
     t = bw_task(tmp_path, 40, 103)
     r = hwl.plan(t, algo="guided", time_limit=30)  # 40 blocks from 2-6: eager GBFS on h solves it, LAMA's lazy search not in 30 s
     assert r["status"] == "solved" and r["solved"] and r["algo"] == "hwl+ff-preferred"
+    assert r["classical"] is False  # the learned search's plan, not the classical fallback's
     assert r["plan_length"] == len(r["plan"]) > 40 and r["expanded"] > 0 and r["predictions"] > 0
     v = t.validate(r["plan"])
     assert v["valid"] and v["length"] == len(r["plan"])
@@ -61,6 +62,8 @@ def test_plan_larger_problem(hwl, tmp_path):
         assert r["solved"] and r["algo"] == name and small.validate(r["plan"])["valid"]
     with pytest.raises(ValueError):
         hwl.plan(small, algo="restart")
+    with pytest.raises(ValueError):
+        hwl.plan(small, fallback=1.0)  # a share of the time limit, below 1
 
 
 def test_heuristic_values(hwl, tmp_path):

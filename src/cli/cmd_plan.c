@@ -44,15 +44,16 @@ static void report_problem(const char *prob, const plan_out *out, const char *al
         ns_buf_printf(&j,
                       ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
                       "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
-                      "\"eliminated\": %d, \"seconds\": %.6f, \"model_seconds\": %.6f}\n",
+                      "\"eliminated\": %d, \"classical\": %s, \"seconds\": %.6f, \"model_seconds\": %.6f}\n",
                       algo, st == NS_OK ? "true" : "false", ns_status_name(st),
                       st == NS_OK ? r->plan_len : -1, nobjects, r->width, r->expanded, r->predictions, r->eliminated,
-                      r->seconds, r->model_seconds);
+                      r->classical ? "true" : "false", r->seconds, r->model_seconds);
         fputs(j.data, stdout);
         fflush(stdout);
         ns_buf_free(&j);
     } else {
         fprintf(stderr, "%s: %s", prob, ns_status_name(st));
+        if (r->classical) fprintf(stderr, " (classical fallback)");
         if (st == NS_OK) fprintf(stderr, ", plan length %d (%d redundant steps dropped)", r->plan_len, r->eliminated);
         fprintf(stderr, "; %ld expanded, %.3f s (model %.3f s)\n", r->expanded, r->seconds, r->model_seconds);
     }
@@ -138,6 +139,7 @@ int cmd_plan(int argc, char **argv)
     bool json = false;
     ns_planner_opts o;
     ns_planner_opts_default(&o);
+    o.fallback = NS_PLAN_FALLBACK;
     char **rest = ns_xcalloc((size_t)argc + 1, sizeof(char *));
     int nrest = 0;
     for (int i = 1; i < argc; i++) {
@@ -161,10 +163,15 @@ int cmd_plan(int argc, char **argv)
             }
             o.algo = (ns_planner_algo)k;
             i++;
-        } else if (!strcmp(a, "--time-limit")) {
-            if (!cli_parse_double("plan", a, v, &o.time_limit)) {
+        } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--fallback")) {
+            bool limit = !strcmp(a, "--time-limit");
+            if (!cli_parse_double("plan", a, v, limit ? &o.time_limit : &o.fallback)) {
                 free(rest);
                 return NS_ERR_USAGE;
+            }
+            if (!limit && !(o.fallback >= 0 && o.fallback < 1)) {
+                free(rest);
+                return cli_usage("plan", "--fallback expects a share of the time in [0, 1), given '%s'", v);
             }
             i++;
         } else if (!strcmp(a, "--width") || !strcmp(a, "--max-steps")) {

@@ -449,6 +449,45 @@ static void test_evaluator_and_plan(void)
     ns_trajset_free(&te);
 }
 
+/* The classical fallback: a learned h that says nothing (every weight 0)
+ * leaves GBFS on h alone blind on a 16-block problem, out of time; with a
+ * fallback share, LAMA-first plans in the rest of the limit, and the result
+ * says so.  Without one, or when the learned search is stopped by an
+ * evaluation budget (not time), there is no fallback. */
+static void test_fallback(void)
+{
+    ns_trajset tr;
+    if (!load(&tr, "train")) return;
+    ns_hwl_config c;
+    ns_hwl_config_init(&c);
+    ns_hwl h;
+    ns_error e;
+    CHECK(ns_hwl_fit(&h, &tr, &c, &e) == NS_OK);
+    memset(h.w, 0, sizeof(float) * ((size_t)h.dim + 1));
+    char prob[300];
+    snprintf(prob, sizeof prob, "%s/huge/p0.pddl", tmpdir);
+    ns_loaded_task lt;
+    CHECK(ns_task_load(&lt, DOMAIN, prob, &e) == NS_OK);
+    for (int share = 0; share < 3; share++) {
+        ns_planner_opts o;
+        ns_planner_opts_default(&o);
+        o.algo = NS_PLAN_SEARCH;
+        o.time_limit = share == 2 ? 0 : 1;
+        o.max_evaluated = share == 2 ? 20000 : 0;
+        o.fallback = share ? 0.5 : 0;
+        ns_planner_result r;
+        ns_status st = ns_plan_heuristic(&h, &lt.task, &o, &r, &e);
+        CHECK(st == (share == 1 ? NS_OK : share ? NS_INCOMPLETE : NS_OUT_OF_TIME));
+        CHECK(r.classical == (share == 1));
+        if (st == NS_OK) CHECK(ns_plan_ops_valid(&lt.task, r.plan, r.plan_len));
+        CHECK((share == 2 || r.seconds < 2) && r.expanded > 0 && r.predictions > 0);
+        ns_planner_result_free(&r);
+    }
+    ns_loaded_task_free(&lt);
+    ns_hwl_free(&h);
+    ns_trajset_free(&tr);
+}
+
 /* Satisficing training data: past A*-LM-cut's memory limit GBFS-h^FF's
  * plan is used, and a problem no search solves is skipped and counted;
  * without satisficing both are errors. */
@@ -575,7 +614,8 @@ static void test_bootstrap(void)
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ns_test_hwl_%d", (int)getpid());
-    if (!gen_set("train", 4, 6, 100) || !gen_set("test", 8, 2, 300) || !gen_set("big", 7, 24, 500)) {
+    if (!gen_set("train", 4, 6, 100) || !gen_set("test", 8, 2, 300) || !gen_set("big", 7, 24, 500) ||
+        !gen_set("huge", 16, 1, 700)) {
         printf("FAIL setup: cannot generate problems\n");
         return 1;
     }
@@ -584,6 +624,7 @@ int main(void)
     NS_RUN(test_choice);
     NS_RUN(test_file_roundtrip_and_refusals);
     NS_RUN(test_evaluator_and_plan);
+    NS_RUN(test_fallback);
     NS_RUN(test_satisficing_trajectories);
     NS_RUN(test_bootstrap);
     char cmd[300];

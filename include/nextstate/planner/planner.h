@@ -64,7 +64,18 @@ typedef struct ns_planner_opts {
                             successors nearest its prediction) is preferred; NULL: all */
     bool raw_plan;       /* the search's plan as found; false (default): its redundant
                             steps dropped (ns_plan_eliminate) */
+    double fallback;     /* learned heuristics: the share of the time limit kept for the
+                            classical planner (LAMA-first, no learned h), which runs when
+                            the learned search ends out of time or memory; 0 (the
+                            library's default): none; `plan` uses NS_PLAN_FALLBACK */
 } ns_planner_opts;
+
+/* `nextstate plan`'s and the Python binding's share of the time for the
+ * classical fallback (set, not tuned): a greedy search's time to a plan is
+ * heavy-tailed, so a learned search that has found none in 80 % of its time
+ * seldom finds one in the rest, while a problem whose states the learned h
+ * misjudges may be easy for LAMA-first. */
+#define NS_PLAN_FALLBACK 0.2
 
 typedef struct ns_planner_result {
     ns_status status;  /* NS_OK, NS_INCOMPLETE (beam gave up), NS_UNSOLVABLE (search
@@ -77,6 +88,7 @@ typedef struct ns_planner_result {
     double model_seconds; /* CPU inside the model and the encoder */
     int width;         /* the beam width that found the plan (BEAM, RESTART) */
     int eliminated;    /* redundant steps dropped from the search's plan */
+    bool classical;    /* the plan (or the failure) is the classical fallback's */
 } ns_planner_result;
 
 void ns_planner_opts_default(ns_planner_opts *o);
