@@ -131,7 +131,8 @@ def learn(dom, out, kind="hwl"):
 # writes its plan to `plan` and takes TIME_LIMIT s CPU (and MEMORY_LIMIT MiB where the planner has one).
 def _ns_plan(*opts):
     return lambda dfile, prob, model, plan: [NS, "plan", "--model", model, *opts, dfile, prob,
-                                             "--time-limit", f"{TIME_LIMIT:g}", "--plan-file", plan]
+                                             "--time-limit", f"{TIME_LIMIT:g}", "--memory-limit", str(MEMORY_LIMIT),
+                                             "--plan-file", plan]
 
 
 def _ns_solve(*opts):

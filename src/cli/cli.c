@@ -83,6 +83,20 @@ bool cli_parse_range(const char *cmd, const char *opt, const char *s, long lo, l
     return false;
 }
 
+bool cli_parse_min(const char *cmd, const char *opt, const char *s, double lo, bool inclusive, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0;
+    if (s && end != s && !*end && !errno && (inclusive ? v >= lo : v > lo) && v < hi) {
+        *out = v;
+        return true;
+    }
+    if (isinf(hi)) cli_usage(cmd, "%s expects a number %s %g, given '%s'", opt, inclusive ? "≥" : ">", lo, s ? s : "");
+    else cli_usage(cmd, "%s expects a number in %c%g, %g), given '%s'", opt, inclusive ? '[' : '(', lo, hi, s ? s : "");
+    return false;
+}
+
 bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out)
 {
     if (parse_long(s, out)) return true;

@@ -2,6 +2,7 @@
 #ifndef NEXTSTATE_CLI_H
 #define NEXTSTATE_CLI_H
 
+#include <math.h> /* INFINITY, for cli_parse_min */
 #include <limits.h> /* LONG_MAX for cli_parse_range */
 #include <stdbool.h>
 #include "nextstate/core/pddl.h"
@@ -28,6 +29,9 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 
 /* Parses a number option value; returns false (after printing) when bad. */
 bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+/* The same, also requiring value ≥ lo (inclusive) or > lo, and < hi
+ * (INFINITY: no upper bound); one message either way. */
+bool cli_parse_min(const char *cmd, const char *opt, const char *s, double lo, bool inclusive, double hi, double *out);
 bool cli_parse_long(const char *cmd, const char *opt, const char *s, long *out);
 /* The same, also requiring lo ≤ value ≤ hi (hi = LONG_MAX: no upper bound);
  * one message either way. */

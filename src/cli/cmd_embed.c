@@ -61,8 +61,7 @@ static int parse_args(int argc, char **argv, embed_args *a)
         } else if (!strcmp(s, "--shuffle-facts") && more) {
             if (!cli_parse_range("embed", "--shuffle-facts", argv[++i], 0, LONG_MAX, &a->shuffle)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--save-every") && more) {
-            if (!cli_parse_double("embed", "--save-every", argv[++i], &a->save_every) || a->save_every <= 0)
-                return cli_usage("embed", "--save-every expects seconds > 0, given '%s'", argv[i]);
+            if (!cli_parse_min("embed", "--save-every", argv[++i], 0, false, INFINITY, &a->save_every)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--threads") && more) {
             if (!cli_parse_range("embed", "--threads", argv[++i], 1, 1024, &a->threads)) return NS_ERR_USAGE;
         } else if (!strcmp(s, "--batch") && more) {

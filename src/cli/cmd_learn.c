@@ -140,10 +140,10 @@ int cmd_learn(int argc, char **argv)
             if (!hwl) c.kind = (ns_predictor_kind)k;
             i++;
         } else if (!strcmp(a, "--rank-weight")) {
-            if (!cli_parse_double("learn", a, v, &hc.rank_weight) || !(hc.rank_weight >= 0)) return NS_ERR_USAGE;
+            if (!cli_parse_min("learn", a, v, 0, true, INFINITY, &hc.rank_weight)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "--lambda")) {
-            if (!cli_parse_double("learn", a, v, &hc.lambda) || !(hc.lambda >= 0)) return NS_ERR_USAGE;
+            if (!cli_parse_min("learn", a, v, 0, true, INFINITY, &hc.lambda)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "--mode")) {
             int k = ns_predictor_mode_parse(v);
@@ -155,7 +155,7 @@ int cmd_learn(int argc, char **argv)
             statics = !strcmp(v, "in");
             i++;
         } else if (!strcmp(a, "--lr")) {
-            if (!cli_parse_double("learn", a, v, &c.lr) || !(c.lr > 0)) return NS_ERR_USAGE;
+            if (!cli_parse_min("learn", a, v, 0, false, INFINITY, &c.lr)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "--solve-time-limit") || !strcmp(a, "--solve-memory-limit")) {
             if (!cli_parse_double("learn", a, v, !strcmp(a, "--solve-time-limit") ? &solve_limit : &solve_memory)) return NS_ERR_USAGE;

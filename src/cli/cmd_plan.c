@@ -94,7 +94,7 @@ static int plan_problem(const plan_model *m, const char *domain, const char *pro
     const char *algo = o->prefer ? "hwl+model-preferred"
                        : m->hwl  ? ns_plan_heuristic_name(&m->h, o->algo)
                                  : ns_planner_algo_name(o->algo);
-    ns_ground_limits lim = {o->time_limit, 0};
+    ns_ground_limits lim = {o->time_limit, o->memory_limit};
     cli_task ct;
     ns_planner_result r;
     memset(&r, 0, sizeof r);
@@ -163,16 +163,15 @@ int cmd_plan(int argc, char **argv)
             }
             o.algo = (ns_planner_algo)k;
             i++;
-        } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--fallback")) {
-            bool limit = !strcmp(a, "--time-limit");
-            if (!cli_parse_double("plan", a, v, limit ? &o.time_limit : &o.fallback)) {
+        } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--fallback") || !strcmp(a, "--memory-limit")) {
+            double mb = 0;
+            if (!(a[2] == 't'   ? cli_parse_double("plan", a, v, &o.time_limit)
+                  : a[2] == 'f' ? cli_parse_min("plan", a, v, 0, true, 1, &o.fallback)
+                                : cli_parse_min("plan", a, v, 0, false, INFINITY, &mb))) {
                 free(rest);
                 return NS_ERR_USAGE;
             }
-            if (!limit && !(o.fallback >= 0 && o.fallback < 1)) {
-                free(rest);
-                return cli_usage("plan", "--fallback expects a share of the time in [0, 1), given '%s'", v);
-            }
+            if (mb > 0) o.memory_limit = (size_t)(mb * 1024.0 * 1024.0);
             i++;
         } else if (!strcmp(a, "--width") || !strcmp(a, "--max-steps")) {
             if (!cli_parse_range("plan", a, v, 1, 1L << 24, &n)) {

@@ -35,7 +35,7 @@ int cmd_solve(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--memory-limit")) {
             double mb;
-            if (!cli_parse_double("solve", a, v, &mb) || mb <= 0) return NS_ERR_USAGE;
+            if (!cli_parse_min("solve", a, v, 0, false, INFINITY, &mb)) return NS_ERR_USAGE;
             o.memory_limit = (size_t)(mb * 1024.0 * 1024.0);
             i++;
         } else if (!strcmp(a, "--no-preferred")) {

@@ -170,8 +170,8 @@ static const command commands[] = {
      "  2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13; XGBoost depth 8, eta 0.1, up to 1000 rounds,\n"
      "  early stopping after 10 on validation; the file keeps the LSTM epoch or XGBoost round of least validation loss."},
     {"plan", cmd_plan, "plan with a learned next-state model (beam decoding or model-guided search)",
-     "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided|lama|lama-h] [--width W]\n"
-     "               [--max-steps N] [--time-limit S] [--fallback F] [--plan-file F | --plan-dir D] [--json] [--prefer M]\n"
+     "nextstate plan --model MODEL DOMAIN PROBLEM|FOLDER… [--algo beam|restart|search|guided|lama|lama-h] [--prefer M]\n"
+     "      [--width W] [--max-steps N] [--time-limit S] [--memory-limit MB] [--fallback F] [--plan-file F|--plan-dir D] [--json]\n"
      "  Moves only along valid successors; the model ranks them by the distance between each successor's encoding\n"
      "  and its prediction (cosine in state mode, L2 in delta mode).  beam (default): the paper's decoder, width 3,\n"
      "  no revisits on a path, step cap max(100, 10 x objects).  restart: beams 4x wider until solved.  search:\n"
@@ -180,11 +180,11 @@ static const command commands[] = {
      "  With a learned heuristic (hwl) model, the default is the model's own choice (made by `learn`; else lama):\n"
      "  lama: LAMA-first's lazy search with h beside h^FF and the landmark count h^LM, h^FF's helpful actions\n"
      "  preferred; lama-h: h in h^FF's place; guided: GBFS on h with FF's helpful actions preferred in a second\n"
-     "  queue (--prefer M: only those next-state model M picks); search: GBFS on h alone.  With a time limit, the\n"
-     "  last share F of it (0.2; 0: none) goes to LAMA-first without h if the learned search has found no plan.\n"
-     "  Plans are checked and shortened (action elimination, then the cheapest path through states near the plan,\n"
-     "  a quarter of the search's time; --raw-plan: the search's own).  Exit: 0 solved; 10 search exhausted;\n"
-     "  11 beam gave up; 23 out of time; 31 a bad model or a problem it cannot encode."},
+     "  queue (--prefer M: only those next-state model M picks); search: GBFS on h alone.  With a time limit, its\n"
+     "  last share F (0.2; 0: none; all of it after --memory-limit MB of search data) goes to LAMA-first without h\n"
+     "  if the learned search has found no plan.  Plans are checked and shortened (action elimination, then the\n"
+     "  cheapest path through states near the plan, a quarter of the search's time; --raw-plan: the search's own).\n"
+     "  Exit: 0 solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 a bad model or a problem it cannot encode."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",
      "nextstate featurize DATASET_DIR --kind literals|bow|tfidf|char|random|context|onehot -o OUTDIR\n"
      "                    [--fit-on SPLIT_DIR | --vocab FILE | --fit-all] [--what states|actions]\n"

@@ -47,9 +47,9 @@ done
 expect_exit 0 "$NS" plan --model "$TMP/h.model" "$D" "$TMP/test" --json
 [ "$(grep -c '"solved": true' "$TMP/out")" -eq 2 ] || fail "plan hwl --json: $(cat "$TMP/out")"
 [ "$(grep -c '"classical": false' "$TMP/out")" -eq 2 ] || fail "plan hwl: the fallback's plans: $(cat "$TMP/out")"
-for f in 1 -0.1 x; do
-    expect_exit 30 "$NS" plan --model "$TMP/h.model" "$D" "$TMP/test/p9.pddl" --fallback "$f"
-    grep -q -- "--fallback" "$TMP/err" || fail "plan --fallback $f: $(cat "$TMP/err")"
+for f in "--fallback 1" "--fallback -0.1" "--fallback x" "--memory-limit 0"; do
+    expect_exit 30 "$NS" plan --model "$TMP/h.model" "$D" "$TMP/test/p9.pddl" $f
+    grep -q -- "${f% *} expects a number" "$TMP/err" || fail "plan $f: $(cat "$TMP/err")"
 done
 # the XGBoost model's choice among the helpful actions of a search on h (--prefer)
 expect_exit 0 "$NS" plan --model "$TMP/h.model" --prefer "$TMP/x.model" "$D" "$TMP/test/p9.pddl" --time-limit 20 \

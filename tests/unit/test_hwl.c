@@ -450,10 +450,10 @@ static void test_evaluator_and_plan(void)
 }
 
 /* The classical fallback: a learned h that says nothing (every weight 0)
- * leaves GBFS on h alone blind on a 16-block problem, out of time; with a
- * fallback share, LAMA-first plans in the rest of the limit, and the result
- * says so.  Without one, or when the learned search is stopped by an
- * evaluation budget (not time), there is no fallback. */
+ * leaves GBFS on h alone blind on a 16-block problem, out of time or memory;
+ * with a fallback share, LAMA-first plans in the rest of the limit (or after
+ * the memory ran out), and the result says so.  Without one, or when the
+ * learned search is stopped by an evaluation budget, there is no fallback. */
 static void test_fallback(void)
 {
     ns_trajset tr;
@@ -468,19 +468,22 @@ static void test_fallback(void)
     snprintf(prob, sizeof prob, "%s/huge/p0.pddl", tmpdir);
     ns_loaded_task lt;
     CHECK(ns_task_load(&lt, DOMAIN, prob, &e) == NS_OK);
-    for (int share = 0; share < 3; share++) {
+    /* 0: 1 s, no fallback; 1: 1 s, half of it for the fallback; 2: an evaluation budget;
+       3: no time limit, 4 MB of search data (the fallback after the learned search's memory) */
+    for (int k = 0; k < 4; k++) {
         ns_planner_opts o;
         ns_planner_opts_default(&o);
         o.algo = NS_PLAN_SEARCH;
-        o.time_limit = share == 2 ? 0 : 1;
-        o.max_evaluated = share == 2 ? 20000 : 0;
-        o.fallback = share ? 0.5 : 0;
+        o.time_limit = k < 2 ? 1 : 0;
+        o.max_evaluated = k == 2 ? 20000 : 0;
+        o.memory_limit = k == 3 ? (size_t)4 << 20 : 0;
+        o.fallback = k ? 0.5 : 0;
         ns_planner_result r;
         ns_status st = ns_plan_heuristic(&h, &lt.task, &o, &r, &e);
-        CHECK(st == (share == 1 ? NS_OK : share ? NS_INCOMPLETE : NS_OUT_OF_TIME));
-        CHECK(r.classical == (share == 1));
+        CHECK(st == (k == 0 ? NS_OUT_OF_TIME : k == 2 ? NS_INCOMPLETE : NS_OK));
+        CHECK(r.classical == (k == 1 || k == 3));
         if (st == NS_OK) CHECK(ns_plan_ops_valid(&lt.task, r.plan, r.plan_len));
-        CHECK((share == 2 || r.seconds < 2) && r.expanded > 0 && r.predictions > 0);
+        CHECK((k >= 2 || r.seconds < 2) && r.expanded > 0 && r.predictions > 0);
         ns_planner_result_free(&r);
     }
     ns_loaded_task_free(&lt);

@@ -56,7 +56,7 @@ typedef struct ns_planner_opts {
     int width;           /* beam width (3) */
     int max_steps;       /* beam step cap; 0: max(100, 10 × objects) */
     double time_limit;   /* CPU seconds; <= 0: none */
-    size_t memory_limit; /* bytes of search data (SEARCH); 0: none */
+    size_t memory_limit; /* bytes of search data (SEARCH, learned heuristics' searches); 0: none */
     long max_evaluated;  /* learned heuristics: stop after this many evaluations
                             (NS_INCOMPLETE); 0: none */
     const ns_predictor *prefer; /* learned heuristics, GUIDED: a next-state model (not
