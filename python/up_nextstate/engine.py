@@ -43,9 +43,10 @@ class NextstateEngine(Engine, OneshotPlannerMixin):
 
     A learned model: ``model`` (the path of a model file ``nextstate learn``
     or ``Model.save`` wrote, or a loaded :class:`nextstate.Model`) plans with
-    ``Model.plan`` — for a learned heuristic GBFS on h with h^FF's helpful
-    actions preferred — and ``algo`` picks another of its algorithms
-    (``Model.plan``'s); the result is SOLVED_SATISFICING.  A model that does
+    ``Model.plan`` — for a learned heuristic the search ``learn`` chose for
+    it, with LAMA-first as its fallback in the last fifth of a timeout — and
+    ``algo`` picks another of its algorithms (``Model.plan``'s); the result
+    is SOLVED_SATISFICING.  A model that does
     not fit the problem (another domain's: a predicate it has not seen)
     raises UPUsageError naming the model, its domain and the predicate."""
 
