@@ -69,8 +69,9 @@ class Model(_core.Model):
              time_limit: float = 0.0, memory_limit: int = 0, raw_plan: bool = False,
              fallback: Optional[float] = None) -> Dict[str, Any]:
         """Plans for ``task`` as ``nextstate plan --model`` does.  A learned
-        heuristic runs in LAMA-first's search beside h^FF and h^LM (``algo="lama"``,
-        the default), in h^FF's place (``"lama-h"``), GBFS on h with h^FF's
+        heuristic runs, by default, the search ``learn`` chose for it
+        (``info()["algo"]``): in LAMA-first's search beside h^FF and h^LM
+        (``"lama"``), in h^FF's place (``"lama-h"``), GBFS on h with h^FF's
         helpful actions preferred (``"guided"``) or on h alone (``"search"``); a
         next-state predictor takes beam (default), restart, search or guided
         (planner.h).  ``time_limit`` in CPU seconds (0: none); with one, a

@@ -47,17 +47,22 @@ int cli_task_load_limited(cli_task *ct, const char *domain_path, const char *pro
 
 void cli_task_free(cli_task *ct) { ns_loaded_task_free(ct); }
 
-bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *out)
+/* s as a whole is a number (strtod's syntax, in range). */
+static bool parse_number(const char *s, double *out)
 {
     char *end;
     errno = 0;
     double v = s ? strtod(s, &end) : 0;
-    if (!s || end == s || *end || errno) {
-        cli_usage(cmd, "%s expects a number, given '%s'", opt, s ? s : "");
-        return false;
-    }
+    if (!s || end == s || *end || errno) return false;
     *out = v;
     return true;
+}
+
+bool cli_parse_double(const char *cmd, const char *opt, const char *s, double *out)
+{
+    if (parse_number(s, out)) return true;
+    cli_usage(cmd, "%s expects a number, given '%s'", opt, s ? s : "");
+    return false;
 }
 
 /* s as a whole decimal long. */
@@ -85,10 +90,8 @@ bool cli_parse_range(const char *cmd, const char *opt, const char *s, long lo, l
 
 bool cli_parse_min(const char *cmd, const char *opt, const char *s, double lo, bool inclusive, double hi, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = s ? strtod(s, &end) : 0;
-    if (s && end != s && !*end && !errno && (inclusive ? v >= lo : v > lo) && v < hi) {
+    double v;
+    if (parse_number(s, &v) && (inclusive ? v >= lo : v > lo) && v < hi) {
         *out = v;
         return true;
     }

@@ -164,10 +164,11 @@ int cmd_plan(int argc, char **argv)
             o.algo = (ns_planner_algo)k;
             i++;
         } else if (!strcmp(a, "--time-limit") || !strcmp(a, "--fallback") || !strcmp(a, "--memory-limit")) {
-            double mb = 0;
-            if (!(a[2] == 't'   ? cli_parse_double("plan", a, v, &o.time_limit)
-                  : a[2] == 'f' ? cli_parse_min("plan", a, v, 0, true, 1, &o.fallback)
-                                : cli_parse_min("plan", a, v, 0, false, INFINITY, &mb))) {
+            double mb = 0; /* --memory-limit (> 0); the time limit and the fallback share ([0, 1)) go into o */
+            bool limit = !strcmp(a, "--time-limit"), share = !strcmp(a, "--fallback");
+            if (!(limit   ? cli_parse_double("plan", a, v, &o.time_limit)
+                  : share ? cli_parse_min("plan", a, v, 0, true, 1, &o.fallback)
+                          : cli_parse_min("plan", a, v, 0, false, INFINITY, &mb))) {
                 free(rest);
                 return NS_ERR_USAGE;
             }
