@@ -241,10 +241,7 @@ typedef struct presolve {
     const ns_traj_opts *o;
 } presolve;
 
-static void put_ints(ns_buf *b, const int *v, int n)
-{
-    if (n > 0) ns_buf_put(b, v, sizeof *v * (size_t)n);
-}
+static void put_ints(ns_buf *b, const int *v, int n) { ns_buf_put(b, v, sizeof *v * (size_t)n); }
 
 /* ns_forkmap's job i: names[i] loaded as a trajectory (load_one); out:
  * status, optimal, n, raw_n, the plan, the raw plan, then the error message. */

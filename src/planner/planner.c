@@ -558,13 +558,10 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
 
 /* The classical fallback after a learned search *sr that ran out of time or
  * memory: LAMA-first in the time left of o's limit (counted from t0) and the
- * same memory limit; *sr becomes its result, the learned search's expansions
- * and evaluations counted in r. */
+ * same memory limit; *sr becomes its result and its expansions are added to r's. */
 static ns_status classical(const ns_task *t, const ns_planner_opts *o, double t0, ns_planner_result *r,
                            ns_search_result *sr)
 {
-    r->expanded = sr->expanded;
-    r->predictions = sr->evaluated;
     r->classical = true;
     ns_search_result_free(sr);
     ns_search_opts so;
@@ -572,7 +569,9 @@ static ns_status classical(const ns_task *t, const ns_planner_opts *o, double t0
     so.algo = NS_SEARCH_LAMA;
     so.memory_limit = o->memory_limit;
     if (o->time_limit > 0) so.time_limit = fmax(1e-9, t0 + o->time_limit - ns_cpu_now());
-    return ns_search(t, &so, sr);
+    ns_status st = ns_search(t, &so, sr);
+    r->expanded += sr->expanded;
+    return st;
 }
 
 ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_opts *o, ns_planner_result *r,
@@ -622,14 +621,14 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
         ctx_close(&c);
         if (g.st != NS_OK) st = g.st;
     }
+    r->expanded = sr.expanded; /* the learned search's */
+    r->predictions = sr.evaluated;
     if (fallback && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY)) st = classical(t, o, t0, r, &sr);
     if (st == NS_OK) {
         r->plan = ns_xcalloc((size_t)sr.plan_len + 1, sizeof(int));
         memcpy(r->plan, sr.plan, sizeof(int) * (size_t)sr.plan_len);
         r->plan_len = sr.plan_len;
     }
-    r->expanded += sr.expanded;
-    if (!r->classical) r->predictions = sr.evaluated;
     ns_search_result_free(&sr);
     ns_evaluator_free(&ev);
     r->status = st;
