@@ -58,7 +58,7 @@ static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, c
         fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states; %s plans%s), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
                 h.dim, h.problems, h.rows, h.choice.plans[0] ? h.choice.plans : "solved", bs, h.rmse, vs, rs, secs, out);
         if (h.choice.n) {
-            fprintf(stderr, "learn: plans with --algo %s on %d WL iterations, chosen on the %d largest training "
+            fprintf(stderr, "learn: plans with --algo %s on %d WL iterations, chosen on %d held-out training "
                             "problems (solved, evaluations within %ld each):", h.choice.algo, h.enc.wl.iterations,
                     h.choice.problems, h.choice.budget);
             for (int i = 0; i < h.choice.n; i++)

@@ -675,6 +675,7 @@ void ns_choose_opts_default(ns_choose_opts *o)
     o->iterations[0] = 2;
     o->iterations[1] = 4;
     o->problems = 8;
+    o->folds = 2;
     o->budget = 100000;
     o->time_limit = 30;
     o->bootstrap = 0;
@@ -732,21 +733,20 @@ static void try_one(void *ctx, int j, ns_buf *out)
 }
 
 /* Plans the tasks of tasks[0..n) with fit under each of ns_plan_choices (within co's
- * budget and time limit, co->jobs at once) and appends a row per search to t, tried
- * with `iterations` WL iterations. */
+ * budget and time limit, co->jobs at once) and adds the counts to t's rows q0, q0 + 1,
+ * … (one per search, tried with `iterations` WL iterations; made when t has none). */
 static ns_status try_searches(const ns_hwl *fit, int iterations, const ns_loaded_task *tasks, int n,
-                              const ns_choose_opts *co, ns_hwl_choice *t, ns_error *err)
+                              const ns_choose_opts *co, ns_hwl_choice *t, int q0, ns_error *err)
 {
-    int m = NS_PLAN_CHOICES < NS_HWL_MAX_CAND - t->n ? NS_PLAN_CHOICES : NS_HWL_MAX_CAND - t->n, q0 = t->n;
+    int m = NS_PLAN_CHOICES < NS_HWL_MAX_CAND - q0 ? NS_PLAN_CHOICES : NS_HWL_MAX_CAND - q0;
     if (m <= 0 || n <= 0) return NS_OK;
     tries c = {.fit = fit, .tasks = tasks, .n = n, .co = co};
     ns_buf *out = ns_xcalloc((size_t)(m * n), sizeof *out);
     bool *ok = ns_xcalloc((size_t)(m * n), sizeof *ok);
     ns_forkmap(m * n, co->jobs, try_one, &c, out, ok);
     ns_status st = NS_OK;
-    for (int k = 0; k < m; k++) {
-        int q = t->n++;
-        snprintf(t->cand[q], sizeof t->cand[q], "%s", ns_planner_algo_name(ns_plan_choices[k]));
+    for (int q = t->n; q < q0 + m; q++, t->n++) {
+        snprintf(t->cand[q], sizeof t->cand[q], "%s", ns_planner_algo_name(ns_plan_choices[q - q0]));
         t->iter[q] = iterations;
     }
     for (int j = 0; j < m * n && st == NS_OK; j++) {
@@ -763,16 +763,51 @@ static ns_status try_searches(const ns_hwl *fit, int iterations, const ns_loaded
     return st;
 }
 
+/* One held-out set, problem_paths[idx[0..k)]: for each WL iteration count, a
+ * model fitted on the other trajectories plans the set with each search; the
+ * counts are added to table's rows (v · NS_PLAN_CHOICES + search). */
+static ns_status try_fold(const ns_trajset *train, const char *domain_path, char *const *problem_paths, const int *idx,
+                          int k, const ns_hwl_config *c, const ns_choose_opts *co, ns_hwl_choice *table, ns_error *err)
+{
+    ns_loaded_task *lt = ns_xcalloc((size_t)k, sizeof *lt);
+    ns_status st = NS_OK;
+    int loaded = 0;
+    for (; loaded < k; loaded++)
+        if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[idx[loaded]], err)) != NS_OK) break;
+    /* fitted without the held-out problems' trajectories */
+    ns_trajset rest = *train;
+    rest.v = ns_xcalloc((size_t)train->n + 1, sizeof(ns_traj));
+    rest.cap = train->n + 1;
+    rest.n = 0;
+    for (int i = 0; i < train->n && st == NS_OK; i++) {
+        bool held = false;
+        for (int j = 0; j < k && !held; j++) held = same_stem(train->v[i].name, problem_paths[idx[j]]);
+        if (!held) rest.v[rest.n++] = train->v[i];
+    }
+    int niter = co->niter > 4 ? 4 : co->niter > 0 ? co->niter : 1; /* co->iterations holds 4 */
+    for (int v = 0; v < niter && st == NS_OK; v++) {
+        ns_hwl_config ci = *c;
+        if (co->niter > 0) ci.iterations = co->iterations[v];
+        ns_hwl chooser;
+        if ((st = ns_hwl_fit(&chooser, &rest, &ci, err)) != NS_OK) break;
+        st = try_searches(&chooser, ci.iterations, lt, k, co, table, v * NS_PLAN_CHOICES, err);
+        ns_hwl_free(&chooser);
+    }
+    free(rest.v);
+    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
+    free(lt);
+    return st;
+}
+
 /* ns_hwl_learn over the problem files problem_paths[0..n). */
 static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *problem_paths,
                              int n, const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
 {
-    /* at most half of the problems are held out, so the chooser has plans to learn from */
+    /* at most half of the problems are held out at once, so the chooser has plans to learn from */
     int k = co && co->problems > 0 ? (co->problems < n / 2 ? co->problems : n / 2) : 0;
     if (k == 0) return ns_hwl_fit(h, train, c, err);
-    /* the k problems with the most objects, grounded */
+    /* the problems by size, most objects first */
     sized_path *sz = ns_xcalloc((size_t)n, sizeof *sz);
-    ns_loaded_task *lt = ns_xcalloc((size_t)k, sizeof *lt);
     ns_status st = NS_OK;
     ns_domain d;
     bool dom_ok = (st = ns_domain_read(&d, domain_path, err)) == NS_OK;
@@ -783,34 +818,17 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
         ns_problem_free(&p);
     }
     if (dom_ok) ns_domain_free(&d);
-    int loaded = 0;
-    if (st == NS_OK) {
-        qsort(sz, (size_t)n, sizeof *sz, by_size_desc);
-        for (; loaded < k && st == NS_OK; loaded++)
-            if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[sz[loaded].index], err)) != NS_OK) break;
-    }
-    /* fitted without the held-out problems' trajectories */
-    ns_trajset rest = *train;
-    rest.v = ns_xcalloc((size_t)train->n + 1, sizeof(ns_traj));
-    rest.cap = train->n + 1;
-    rest.n = 0;
-    for (int i = 0; i < train->n && st == NS_OK; i++) {
-        bool held = false;
-        for (int j = 0; j < k && !held; j++) held = same_stem(train->v[i].name, problem_paths[sz[j].index]);
-        if (!held) rest.v[rest.n++] = train->v[i];
-    }
-    /* per WL iteration count: a chooser fitted on the rest plans the held-out
-       tasks with each search; the best (iterations, search) overall wins */
-    int niter = co->niter > 4 ? 4 : co->niter > 0 ? co->niter : 1; /* co->iterations holds 4 */
+    if (st == NS_OK) qsort(sz, (size_t)n, sizeof *sz, by_size_desc);
+    /* fold 1: the k largest; fold 2 (co->folds 2): k spread evenly over the larger
+       half of the rest, when the rest has at least k — a candidate that does well
+       on the largest alone may have been lucky in the model those were held out of */
+    int span = (n - k) / 2 > k ? (n - k) / 2 : k, folds = co->folds > 1 && k + span <= n ? 2 : 1;
+    int *idx = ns_xcalloc((size_t)k, sizeof *idx);
     ns_hwl_choice table;
     memset(&table, 0, sizeof table);
-    for (int v = 0; v < niter && st == NS_OK; v++) {
-        ns_hwl_config ci = *c;
-        if (co->niter > 0) ci.iterations = co->iterations[v];
-        ns_hwl chooser;
-        if ((st = ns_hwl_fit(&chooser, &rest, &ci, err)) != NS_OK) break;
-        st = try_searches(&chooser, ci.iterations, lt, k, co, &table, err);
-        ns_hwl_free(&chooser);
+    for (int f = 0; f < folds && st == NS_OK; f++) {
+        for (int i = 0; i < k; i++) idx[i] = sz[f == 0 ? i : k + (int)((long)i * span / k)].index;
+        st = try_fold(train, domain_path, problem_paths, idx, k, c, co, &table, err);
     }
     int best = 0; /* the first row unless a later one beats it */
     for (int q = 1; q < table.n; q++)
@@ -821,14 +839,12 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
         st = ns_hwl_fit(h, train, &cf, err);
     }
     if (st == NS_OK) {
-        table.problems = k;
+        table.problems = k * folds;
         table.budget = co->budget;
         memcpy(table.algo, table.cand[best], sizeof table.algo);
         h->choice = table;
     }
-    free(rest.v);
-    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
-    free(lt);
+    free(idx);
     free(sz);
     return st;
 }

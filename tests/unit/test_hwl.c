@@ -248,7 +248,9 @@ static void test_choice(void)
     ns_hwl_config_init(&c);
     ns_choose_opts co;
     ns_choose_opts_default(&co);
+    CHECK(co.folds == 2);
     co.problems = 2;
+    co.folds = 1; /* the 2 largest only (the two of 8 blocks) */
     ns_hwl h, g;
     CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
     /* every search with 2 WL iterations, then with 4 */
@@ -283,6 +285,17 @@ static void test_choice(void)
         CHECK(g.choice.solved[i] == h.choice.solved[i] && g.choice.evaluated[i] == h.choice.evaluated[i]);
     CHECK(g.dim != h.dim || !memcmp(g.w, h.w, sizeof(float) * (size_t)(h.dim + 1)));
     co.jobs = 1;
+    ns_hwl_free(&g);
+    /* two folds: the same rows, each adding the second set's counts (2 of the 6 others) to the first's */
+    co.folds = 2;
+    CHECK(ns_hwl_learn(&g, &tr, dom, dir, &c, &co, &e) == NS_OK);
+    CHECK(g.choice.n == h.choice.n && g.choice.problems == 4);
+    for (int i = 0; i < g.choice.n && i < h.choice.n; i++) {
+        CHECK(!strcmp(g.choice.cand[i], h.choice.cand[i]) && g.choice.iter[i] == h.choice.iter[i]);
+        CHECK(g.choice.solved[i] >= h.choice.solved[i] && g.choice.solved[i] <= h.choice.solved[i] + 2);
+        CHECK(g.choice.evaluated[i] > h.choice.evaluated[i]);
+    }
+    co.folds = 1;
     ns_hwl_free(&g);
     ns_hwl_free(&h);
     co.budget = 1;

@@ -134,7 +134,10 @@ extern const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES];
 
 /* How `learn` chooses a learned heuristic's algorithm (ns_hwl_learn). */
 typedef struct ns_choose_opts {
-    int problems;      /* held-out training problems (8; 0: no choice, LAMA) */
+    int problems;      /* held-out training problems per fold (8; 0: no choice, LAMA) */
+    int folds;         /* held-out sets (2): the `problems` largest, then as many spread over
+                          the larger half of the rest; each planned by models fitted without
+                          it, a candidate's counts summed over them; 1: the largest only */
     int niter;         /* WL iteration counts to try (2: 2 and 4); 0: the config's only */
     int iterations[4];
     long budget;       /* evaluations per problem and candidate (100000) */
