@@ -136,8 +136,9 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
     with its own limits (None: one per CPU the memory allows, as ``learn``).  ``model`` is "hwl" (ridge regression of h* on WL
     features, penalty ``lambda_``, with a ranking term over ``rank`` sibling
     successors per plan step; the search it plans with, and 2 or 4 WL
-    ``iterations`` unless given, are chosen on the ``choose`` largest
-    training problems, held out), "xgb" or "lstm" (next-state
+    ``iterations`` unless given, are chosen on two held-out folds of
+    training problems: the ``choose`` largest and as many spread over the
+    larger half of the rest), "xgb" or "lstm" (next-state
     predictors on ``encoder`` wl or fsf features, ``mode`` state or
     delta).  Returns a :class:`Model` whose ``train_info`` is what
     ``learn --json`` prints (plus the unsolved and satisficing counts)."""

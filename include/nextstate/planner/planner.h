@@ -155,12 +155,14 @@ void ns_choose_opts_default(ns_choose_opts *o);
 /* Fits h on train (ns_hwl_fit) and chooses its WL iterations and search
  * (h->choice): the `problems` training problems with the most objects among
  * the problem files of train_dir (ties: the later name; at most half of the
- * problems) are held out; for each WL iteration count of co, a model fitted
- * without their plans plans them with each of ns_plan_choices within
- * co->budget heuristic evaluations (and co->time_limit CPU seconds, a
- * guard).  The row that solves most wins, then one spending 5 % fewer
- * evaluations (an unsolved problem counts the whole budget); within that
- * margin the earlier row stays.  Then h, with the winner's iterations, is
+ * problems) are held out, and with co->folds 2 a second set of as many spread
+ * evenly over the larger half of the rest (when the rest has that many); for
+ * each set and WL iteration count of co, a model fitted without the set's
+ * plans plans it with each of ns_plan_choices within co->budget heuristic
+ * evaluations (and co->time_limit CPU seconds, a guard), a candidate's solved
+ * counts and evaluations summed over the sets.  The row that solves most wins,
+ * then one spending 5 % fewer evaluations (an unsolved problem counts the
+ * whole budget); within that margin the earlier row stays.  Then h, with the winner's iterations, is
  * fitted on every trajectory.  The training folder's largest problems are
  * the nearest to the larger problems a learned planner is for, and those no
  * search solved for training serve as well as the others.  Then, with
