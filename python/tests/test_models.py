@@ -64,6 +64,9 @@ def test_plan_larger_problem(hwl, tmp_path):
         hwl.plan(small, algo="restart")
     with pytest.raises(ValueError):
         hwl.plan(small, fallback=1.0)  # a share of the time limit, below 1
+    for limits in ({"solve_time_limit": 0}, {"solve_memory_limit": -1}):
+        with pytest.raises(ValueError):
+            ns.learn(domain_file("blocksworld"), tmp_path, **limits)
 
 
 def test_heuristic_values(hwl, tmp_path):

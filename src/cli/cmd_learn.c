@@ -158,7 +158,8 @@ int cmd_learn(int argc, char **argv)
             if (!cli_parse_min("learn", a, v, 0, false, INFINITY, &c.lr)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "--solve-time-limit") || !strcmp(a, "--solve-memory-limit")) {
-            if (!cli_parse_double("learn", a, v, !strcmp(a, "--solve-time-limit") ? &solve_limit : &solve_memory)) return NS_ERR_USAGE;
+            double *dst = !strcmp(a, "--solve-time-limit") ? &solve_limit : &solve_memory;
+            if (!cli_parse_min("learn", a, v, 0, false, INFINITY, dst)) return NS_ERR_USAGE;
             i++;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--epochs") || !strcmp(a, "--hidden") ||
                    !strcmp(a, "--layers") || !strcmp(a, "--batch") || !strcmp(a, "--iterations") ||

@@ -63,6 +63,10 @@ expect_exit 31 "$NS" plan --model "$TMP/h.model" --prefer "$TMP/h.model" "$D" "$
 head -c 200 "$TMP/h.model" >"$TMP/htrunc.model"
 expect_exit 31 "$NS" plan --model "$TMP/htrunc.model" "$D" "$TMP/test/p9.pddl"
 expect_exit 30 "$NS" learn "$D" "$TMP/train" --model hwl --lambda -1 -o "$TMP/h2.model"
+for f in "--solve-time-limit 0" "--solve-memory-limit -5"; do  # (a negative one was no limit, or undefined)
+    expect_exit 30 "$NS" learn "$D" "$TMP/train" $f -o "$TMP/h2.model"
+    grep -q -- "${f% *} expects a number > 0" "$TMP/err" || fail "learn $f: $(cat "$TMP/err")"
+done
 
 # bad model files: truncated, corrupted, missing, another domain's
 head -c 300 "$TMP/x.model" >"$TMP/trunc.model"
