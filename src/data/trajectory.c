@@ -2,10 +2,12 @@
 #include "nextstate/data/trajectory.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "nextstate/core/plan.h"
 #include "nextstate/core/search.h"
 #include "nextstate/util/forkmap.h"
@@ -82,27 +84,53 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
 
 /* The plan of traj it: read from plan_file, or found by search (optimally,
  * or — *optimal set false — by GBFS in satisficing mode). */
+/* The plan file's steps as operator ids of t (*ops malloc'ed, *n steps). */
+static ns_status read_ops(const ns_task *t, const char *file, int **ops, int *n, ns_error *err)
+{
+    ns_plan plan;
+    ns_status st = ns_plan_read(&plan, t, file, err);
+    if (st != NS_OK) return st;
+    *ops = ns_xcalloc((size_t)plan.n + 1, sizeof(int));
+    for (int k = 0; k < plan.n; k++) {
+        const ns_plan_step *ps = &plan.steps[k];
+        (*ops)[k] = ns_task_find_op(t, ps->schema, ps->args, ps->nargs);
+        if ((*ops)[k] < 0) {
+            /* a step whose operator was pruned by grounding cannot apply */
+            st = ns_error_set(err, NS_ERR_INPUT, file, ps->line, 0, "plan step %d is not applicable", k + 1);
+            free(*ops);
+            *ops = NULL;
+            break;
+        }
+    }
+    *n = st == NS_OK ? plan.n : 0;
+    ns_plan_free(&plan);
+    return st;
+}
+
 static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opts *o, int *n, bool *optimal,
                            ns_error *err)
 {
     if (plan_file) {
-        ns_plan plan;
-        ns_status st = ns_plan_read(&plan, &it->t, plan_file, err);
-        if (st != NS_OK) return st;
-        it->ops = ns_xcalloc((size_t)plan.n + 1, sizeof(int));
-        for (int k = 0; k < plan.n; k++) {
-            const ns_plan_step *ps = &plan.steps[k];
-            it->ops[k] = ns_task_find_op(&it->t, ps->schema, ps->args, ps->nargs);
-            if (it->ops[k] < 0) {
-                /* a step whose operator was pruned by grounding cannot apply */
-                ns_error_set(err, NS_ERR_INPUT, plan_file, ps->line, 0, "plan step %d is not applicable", k + 1);
-                ns_plan_free(&plan);
-                return NS_ERR_INPUT;
+        ns_status st = read_ops(&it->t, plan_file, &it->ops, n, err);
+        /* GBFS's plan as found beside it (ns_trajset_save_plans), checked here:
+           the raw view trusts it */
+        ns_buf raw;
+        ns_buf_init(&raw);
+        const char *slash = strrchr(plan_file, '/');
+        int dlen = slash ? (int)(slash - plan_file) : 0;
+        ns_buf_printf(&raw, "%.*s%sraw/%s", dlen, plan_file, slash ? "/" : "", slash ? slash + 1 : plan_file);
+        struct stat sb;
+        if (st == NS_OK && stat(raw.data, &sb) == 0 &&
+            (st = read_ops(&it->t, raw.data, &it->raw_ops, &it->raw_n, err)) == NS_OK) {
+            if (!ns_plan_ops_valid(&it->t, it->raw_ops, it->raw_n)) {
+                st = ns_error_set(err, NS_ERR_INPUT, raw.data, 0, 0, "the plan is not valid");
+                free(it->raw_ops);
+                it->raw_ops = NULL;
             }
+            *optimal = false; /* a GBFS plan, shortened: as when solved here */
         }
-        *n = plan.n;
-        ns_plan_free(&plan);
-        return NS_OK;
+        ns_buf_free(&raw);
+        return st;
     }
     found f;
     ns_status st = solve(&it->t, it->path, o, &f, err);
@@ -490,18 +518,31 @@ void ns_trajset_view_free(ns_trajset *view)
 ns_status ns_trajset_save_plans(const ns_trajset *s, const char *dir, ns_error *err)
 {
     ns_status st = ns_mkdir_p(dir, err);
-    ns_buf path, plan;
+    ns_buf path, plan, rawdir;
     ns_buf_init(&path);
     ns_buf_init(&plan);
+    ns_buf_init(&rawdir);
+    ns_buf_printf(&rawdir, "%s/raw", dir);
     for (int i = 0; st == NS_OK && i < s->n; i++) {
         const ns_traj *t = &s->v[i];
         path.len = plan.len = 0;
         ns_buf_printf(&path, "%s/%s.plan", dir, t->name);
         ns_plan_write_ops(&t->t, t->ops, t->nstates - 1, &plan);
         st = ns_write_file_atomic(path.data, plan.data, plan.len, err);
+        /* and GBFS's plan as found in DIR/raw, so that learning from DIR sees
+           what learning from scratch saw (a stale one removed) */
+        path.len = plan.len = 0;
+        ns_buf_printf(&path, "%s/%s.plan", rawdir.data, t->name);
+        if (st == NS_OK && t->raw_ops && (st = ns_mkdir_p(rawdir.data, err)) == NS_OK) {
+            ns_plan_write_ops(&t->t, t->raw_ops, t->raw_n, &plan);
+            st = ns_write_file_atomic(path.data, plan.data, plan.len, err);
+        } else if (st == NS_OK && !t->raw_ops && unlink(path.data) != 0 && errno != ENOENT) {
+            st = ns_error_set(err, NS_ERR_IO, path.data, 0, 0, "cannot remove a stale raw plan: %s", strerror(errno));
+        }
     }
     ns_buf_free(&path);
     ns_buf_free(&plan);
+    ns_buf_free(&rawdir);
     return st;
 }
 

@@ -507,6 +507,36 @@ static void test_fallback(void)
 /* Satisficing training data: past A*-LM-cut's memory limit GBFS-h^FF's
  * plan is used, and a problem no search solves is skipped and counted;
  * without satisficing both are errors. */
+/* s's plans saved (learn --save-plans) and read back (--plans): the same
+ * trajectories, raw plans included (DIR/raw); a raw plan that is not valid
+ * is an error naming its file. */
+static void saved_plans_reload(const ns_trajset *s, const char *problem_dir)
+{
+    char pd[400], rawf[600];
+    snprintf(pd, sizeof pd, "%s/satplans", tmpdir);
+    ns_error e;
+    CHECK(ns_trajset_save_plans(s, pd, &e) == NS_OK);
+    ns_traj_opts po = {.plan_dir = pd};
+    ns_trajset r;
+    CHECK(ns_trajset_load(&r, DOMAIN, problem_dir, &po, &e) == NS_OK);
+    CHECK(r.n == s->n && r.satisficing == s->satisficing && ns_trajset_has_raw(&r));
+    for (int i = 0; i < r.n && r.n == s->n; i++) {
+        const ns_traj *a = &s->v[i], *b = &r.v[i];
+        CHECK(a->nstates == b->nstates && !memcmp(a->ops, b->ops, sizeof(int) * (size_t)(a->nstates - 1)));
+        CHECK(a->raw_n == b->raw_n && (!a->raw_ops) == (!b->raw_ops));
+        if (a->raw_ops && b->raw_ops) CHECK(!memcmp(a->raw_ops, b->raw_ops, sizeof(int) * (size_t)a->raw_n));
+    }
+    ns_trajset_free(&r);
+    snprintf(rawf, sizeof rawf, "%s/raw/%s.plan", pd, s->v[0].name);
+    ns_buf step;
+    ns_buf_init(&step);
+    ns_plan_write_ops(&s->v[0].t, s->v[0].raw_ops, 1, &step); /* its first step alone: no goal */
+    CHECK(ns_write_file_atomic(rawf, step.data, step.len, &e) == NS_OK);
+    ns_buf_free(&step);
+    CHECK(ns_trajset_load(&r, DOMAIN, problem_dir, &po, &e) == NS_ERR_INPUT && strstr(e.file, "/raw/"));
+    ns_trajset_free(&r);
+}
+
 static void test_satisficing_trajectories(void)
 {
     char d[300], f[400];
@@ -554,6 +584,7 @@ static void test_satisficing_trajectories(void)
             CHECK(r->states != t->states && !memcmp(r->states, t->states, sizeof(ns_word) * (size_t)t->t.nwords));
             CHECK(ns_task_is_goal(&r->t, r->states + (size_t)t->raw_n * (size_t)r->t.nwords));
             ns_trajset_view_free(&view);
+            saved_plans_reload(&s, d);
         } else {
             printf("  (the GBFS plan was not shortened: no raw plan to check)\n");
         }

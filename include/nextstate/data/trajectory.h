@@ -43,7 +43,9 @@ typedef struct ns_trajset {
 typedef ns_status (*ns_traj_planner)(void *ctx, const ns_task *t, int **ops, int *n);
 
 typedef struct ns_traj_opts {
-    const char *plan_dir; /* NULL: solve each problem optimally (A*-LM-cut) */
+    const char *plan_dir; /* NULL: solve each problem optimally (A*-LM-cut); else
+                             plan_dir/<name>.plan, and plan_dir/raw/<name>.plan as the
+                             raw plan (raw_ops, checked valid) when there is one */
     double time_limit;    /* per problem when solving; <= 0: none */
     /* When solving: a problem A*-LM-cut does not solve within the limits
      * gets the plan of GBFS-h^FF (preferred operators) in the same limits
@@ -89,8 +91,9 @@ void ns_trajset_raw_view(const ns_trajset *s, ns_trajset *view);
 void ns_trajset_view_free(ns_trajset *view);
 
 /* Writes every trajectory's plan as dir/<name>.plan (IPC format, atomic
- * writes; dir made when missing), so that a later load with plan_dir = dir
- * reads the same trajectories without solving. */
+ * writes; dir made when missing), and its raw plan, when it has one, as
+ * dir/raw/<name>.plan (a stale one removed), so that a later load with
+ * plan_dir = dir reads the same trajectories without solving. */
 ns_status ns_trajset_save_plans(const ns_trajset *s, const char *dir, ns_error *err);
 
 /* The problem files of folder dir: the names (not paths) of its *.pddl files
