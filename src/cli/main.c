@@ -165,7 +165,7 @@ static const command commands[] = {
      "  memory allows); past the limits GBFS-h^FF's plan in the same limits, shortened by plan neighbourhood search in\n"
      "  the same time again; a problem neither solves is skipped (said on stderr; --optimal-only: both are errors);\n"
      "  --bootstrap: hwl plans those with its h in the same limits, learns again with them, keeps that when it\n"
-     "  chooses better.  --save-plans DIR keeps the plans for --plans.  WL vocabulary: fitted on the training states\n"
+     "  chooses better.  --save-plans DIR keeps the plans for --plans (GBFS's as found in DIR/raw).  WL vocabulary: fitted on the training states\n"
      "  (2 iterations, statics in); FSF slots: the largest training/validation problem's.  Defaults as the paper: wl,\n"
      "  2 x 256, state, Adam lr 1e-2, 500 epochs, batch 32, seed 13; XGBoost depth 8, eta 0.1, up to 1000 rounds,\n"
      "  early stopping after 10 on validation; the file keeps the LSTM epoch or XGBoost round of least validation loss."},
