@@ -82,8 +82,6 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
     return NS_OK;
 }
 
-/* The plan of traj it: read from plan_file, or found by search (optimally,
- * or — *optimal set false — by GBFS in satisficing mode). */
 /* The plan file's steps as operator ids of t (*ops malloc'ed, *n steps). */
 static ns_status read_ops(const ns_task *t, const char *file, int **ops, int *n, ns_error *err)
 {
@@ -107,6 +105,9 @@ static ns_status read_ops(const ns_task *t, const char *file, int **ops, int *n,
     return st;
 }
 
+/* The plan of traj it: read from plan_file (with its raw plan when saved
+ * beside it), or found by search (optimally, or — *optimal set false — by
+ * GBFS in satisficing mode). */
 static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opts *o, int *n, bool *optimal,
                            ns_error *err)
 {
