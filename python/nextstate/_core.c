@@ -1033,7 +1033,7 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
                                      &optimal_only, &cls, &hc.rank, &co.problems, &bootstrap, &jobs))
         return NULL;
     if (hc.rank < 0 || co.problems < 0) return PyErr_Format(PyExc_ValueError, "rank and choose must be >= 0");
-    if (!(solve_limit > 0) || !(solve_memory > 0) || !isfinite(solve_memory))
+    if (!(solve_limit > 0) || !isfinite(solve_limit) || !(solve_memory > 0) || !isfinite(solve_memory)) /* as the CLI */
         return PyErr_Format(PyExc_ValueError, "solve_time_limit and solve_memory_limit must be > 0");
     bool hwl = !strcmp(model, "hwl");
     int k = ns_predictor_kind_parse(model);

@@ -82,6 +82,14 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
     return NS_OK;
 }
 
+/* The plan folder's layout: dir/<stem>.plan, and GBFS's plan as found in
+ * dir/raw/<stem>.plan (ns_trajset_save_plans); b cleared first. */
+static void plan_path(ns_buf *b, const char *dir, bool raw, int len, const char *stem)
+{
+    b->len = 0;
+    ns_buf_printf(b, "%s/%s%.*s.plan", dir, raw ? "raw/" : "", len, stem);
+}
+
 /* The plan file's steps as operator ids of t (*ops malloc'ed, *n steps). */
 static ns_status read_ops(const ns_task *t, const char *file, int **ops, int *n, ns_error *err)
 {
@@ -117,9 +125,7 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
            the raw view trusts it */
         ns_buf raw;
         ns_buf_init(&raw);
-        const char *slash = strrchr(plan_file, '/');
-        int dlen = slash ? (int)(slash - plan_file) : 0;
-        ns_buf_printf(&raw, "%.*s%sraw/%s", dlen, plan_file, slash ? "/" : "", slash ? slash + 1 : plan_file);
+        plan_path(&raw, o->plan_dir, true, (int)strlen(it->name), it->name);
         struct stat sb;
         if (st == NS_OK && stat(raw.data, &sb) == 0 &&
             (st = read_ops(&it->t, raw.data, &it->raw_ops, &it->raw_n, err)) == NS_OK) {
@@ -381,7 +387,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
         ns_buf_init(&pp);
         ns_buf_init(&pl);
         ns_buf_printf(&pp, "%s/%s", problem_dir, names[i]);
-        if (o->plan_dir) ns_buf_printf(&pl, "%s/%.*s.plan", o->plan_dir, (int)(l - 5), names[i]);
+        if (o->plan_dir) plan_path(&pl, o->plan_dir, false, (int)(l - 5), names[i]);
         struct stat sb;
         if (o->plan_dir && stat(pl.data, &sb) != 0) {
             s->skipped++;
@@ -526,14 +532,15 @@ ns_status ns_trajset_save_plans(const ns_trajset *s, const char *dir, ns_error *
     ns_buf_printf(&rawdir, "%s/raw", dir);
     for (int i = 0; st == NS_OK && i < s->n; i++) {
         const ns_traj *t = &s->v[i];
-        path.len = plan.len = 0;
-        ns_buf_printf(&path, "%s/%s.plan", dir, t->name);
+        int len = (int)strlen(t->name);
+        plan.len = 0;
+        plan_path(&path, dir, false, len, t->name);
         ns_plan_write_ops(&t->t, t->ops, t->nstates - 1, &plan);
         st = ns_write_file_atomic(path.data, plan.data, plan.len, err);
         /* and GBFS's plan as found in DIR/raw, so that learning from DIR sees
            what learning from scratch saw (a stale one removed) */
-        path.len = plan.len = 0;
-        ns_buf_printf(&path, "%s/%s.plan", rawdir.data, t->name);
+        plan.len = 0;
+        plan_path(&path, dir, true, len, t->name);
         if (st == NS_OK && t->raw_ops && (st = ns_mkdir_p(rawdir.data, err)) == NS_OK) {
             ns_plan_write_ops(&t->t, t->raw_ops, t->raw_n, &plan);
             st = ns_write_file_atomic(path.data, plan.data, plan.len, err);
