@@ -95,7 +95,7 @@ class Model(_core.Model):
 
     def h_batch(self, task: Task, states: States) -> np.ndarray:
         """h(s) = w·φ(s) + b for each state (learned heuristics only): a
-        float64 array of n values, unclamped (search orders by max(0, h))."""
+        float64 array of n values, the order search follows, negative values included."""
         a = states_array(task, states)
         out = np.zeros(a.shape[0], dtype=np.float64)
         try:

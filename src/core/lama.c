@@ -20,16 +20,30 @@ typedef struct fifo {
     size_t head, n, cap;
 } fifo;
 
-/* A bucket queue over integer keys. */
+/* A bucket queue over integer keys: b[i] holds key base + i, so its size
+ * follows the keys' range, not their magnitude (a learned heuristic's keys
+ * sit near 10^9); a key below base moves the buckets up by at least nb. */
 typedef struct hqueue {
     fifo *b;
     size_t nb, capb;
     size_t min, size, bytes;
+    long base;
 } hqueue;
 
 static void hq_push(hqueue *q, int key, uint32_t e)
 {
-    size_t k = (size_t)key;
+    if (q->nb == 0) q->base = key;
+    if (key < q->base) {
+        size_t up = (size_t)(q->base - key);
+        if (up < q->nb) up = q->nb;
+        NS_GROW(q->b, q->capb, q->nb + up);
+        memmove(q->b + up, q->b, q->nb * sizeof(fifo));
+        memset(q->b, 0, up * sizeof(fifo));
+        q->nb += up;
+        q->min += up;
+        q->base -= (long)up;
+    }
+    size_t k = (size_t)(key - q->base);
     if (k >= q->nb) {
         NS_GROW(q->b, q->capb, k + 1);
         memset(q->b + q->nb, 0, (k + 1 - q->nb) * sizeof(fifo));

@@ -14,6 +14,7 @@
 #define HWL_FORMAT "nextstate-hwl"
 #define HWL_VERSION 1
 #define HWL_SCALE 1000.0 /* evaluator keys: thousandths of a step */
+#define HWL_KEY_ZERO 1e9 /* the key of h = 0: keys keep h's order down to h = -10^6 steps */
 
 void ns_hwl_config_init(ns_hwl_config *c)
 {
@@ -627,7 +628,9 @@ static int hwl_eval_fn(void *ctx, const ns_word *s, int *pref, int *npref)
     int nnz = ns_encoder_sparse(&x->enc, s, x->idx, x->val, x->phi);
     double v = x->h->w[x->h->dim];
     for (int k = 0; k < nnz; k++) v += (double)x->h->w[x->idx[k]] * x->val[k];
-    v *= HWL_SCALE;
+    /* not clamped at 0: on problems larger than the training ones w·φ + b
+       goes below 0, and ties there made GBFS breadth-first (spanner) */
+    v = v * HWL_SCALE + HWL_KEY_ZERO;
     return v <= 0 ? 0 : v >= (double)(NS_H_INF - 1) ? NS_H_INF - 1 : (int)lround(v);
 }
 

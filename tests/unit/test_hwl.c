@@ -394,8 +394,9 @@ static void test_file_roundtrip_and_refusals(void)
     ns_hwl_free(&h);
 }
 
-/* The evaluator's key is 1000 × max(0, w·φ + b), rounded; with helpful it
- * prefers h^FF's helpful actions (some, in a state that is not a goal). */
+/* The evaluator's key is 1000 × (w·φ + b) + 10⁹, rounded, so it keeps the
+ * model's order below 0 too; with helpful it prefers h^FF's helpful actions
+ * (some, in a state that is not a goal). */
 static void test_evaluator_and_plan(void)
 {
     ns_trajset tr, te;
@@ -419,7 +420,11 @@ static void test_evaluator_and_plan(void)
             int npref = 0;
             int key = ev.eval(ev.ctx, t->states, pref, &npref);
             double v = value(&h, t, t->states, phi);
-            CHECK(abs(key - (int)lround(fmax(0, v) * 1000.0)) <= 1);
+            CHECK(llabs(key - (llround(v * 1000.0) + 1000000000LL)) <= 1);
+            float b = h.w[h.dim];
+            h.w[h.dim] = b - 1000; /* every value below 0: the key still follows v */
+            CHECK(llabs(ev.eval(ev.ctx, t->states, NULL, NULL) - (llround((v - 1000) * 1000.0) + 1000000000LL)) <= 2);
+            h.w[h.dim] = b;
             if (helpful) CHECK(npref > 0);
             else CHECK_EQ_INT(npref, 0);
             for (int k = 0; k < npref; k++) CHECK(ns_task_applicable(&t->t, pref[k], t->states));

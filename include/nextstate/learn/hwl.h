@@ -102,8 +102,9 @@ double ns_hwl_predict(const ns_hwl *h, const float *phi);
 ns_status ns_hwl_rmse(const ns_hwl *h, const ns_trajset *s, double *rmse, ns_error *err);
 
 /* h as an evaluator for search over task t (h borrowed; it and t must
- * outlive e): h(s) = max(0, w·φ(s) + b) in thousandths of a step (integer
- * keys that keep the model's order), NS_H_INF never.  With helpful, the
+ * outlive e): h(s) = w·φ(s) + b in thousandths of a step plus 10^9 (integer
+ * keys ≥ 0 that keep the model's order, negative values included), NS_H_INF
+ * never.  With helpful, the
  * preferred operators are h^FF's helpful actions (one h^FF evaluation per
  * state).  Errors: the problem cannot be encoded (another domain). */
 ns_status ns_hwl_evaluator(ns_evaluator *e, const ns_hwl *h, const ns_task *t, bool helpful, ns_error *err);
