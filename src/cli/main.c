@@ -180,10 +180,10 @@ static const command commands[] = {
      "  With a learned heuristic (hwl) model, the default is the model's own choice (made by `learn`; else lama):\n"
      "  lama: LAMA-first's lazy search with h beside h^FF and the landmark count h^LM, h^FF's helpful actions\n"
      "  preferred; lama-h: h in h^FF's place; guided: GBFS on h with FF's helpful actions preferred in a second\n"
-     "  queue (--prefer M: only those next-state model M picks); search: GBFS on h alone.  With a time limit, its\n"
-     "  last share F (0.2; 0: none; all of it after --memory-limit MB of search data) goes to LAMA-first without h\n"
-     "  if the learned search has found no plan.  Plans are checked and shortened (action elimination, then the\n"
-     "  cheapest path through states near the plan, a quarter of the search's time; --raw-plan: the search's own).\n"
+     "  queue (--prefer M: only those next-state model M picks); search: GBFS on h alone.  --time-limit S: CPU s\n"
+     "  (one problem: from the start, the model's loading included); its last share F (0.2; 0: none; all of it\n"
+     "  after --memory-limit MB of search data) goes to LAMA-first without h if h's search found no plan.  Plans\n"
+     "  are checked and shortened (action elimination, then the cheapest path near the plan; --raw-plan: as found).\n"
      "  Exit: 0 solved; 10 search exhausted; 11 beam gave up; 23 out of time; 31 a bad model or a problem it cannot encode."},
     {"featurize", cmd_featurize, "text and literal features (bag of literals/words, TF-IDF, char n-grams, random, one-hot)",
      "nextstate featurize DATASET_DIR --kind literals|bow|tfidf|char|random|context|onehot -o OUTDIR\n"
