@@ -461,7 +461,9 @@ static int lit_atom(const grounder *g, const ns_lit *l, const int *args, const i
     return id >= 0 ? fmap[id] : -1;
 }
 
-static void build_ops(ns_task *t, const grounder *g, const int *fmap)
+/* The task's operators from the grounder's, in name order; false when the
+ * limits stopped it (g->stop set; t's arrays are freed by ns_task_free). */
+static bool build_ops(ns_task *t, grounder *g, const int *fmap)
 {
     int nops = g->ops.n;
     ns_op *ops = ns_xmalloc(sizeof(ns_op) * ((size_t)nops + 1));
@@ -474,7 +476,7 @@ static void build_ops(ns_task *t, const grounder *g, const int *fmap)
     int *tmp[4];
     for (int i = 0; i < 4; i++) tmp[i] = ns_xmalloc(sizeof(int) * (size_t)maxlits);
     int kept = 0;
-    for (int i = 0; i < nops; i++) {
+    for (int i = 0; i < nops && !over_limit(g); i++) {
         int len;
         const int *key = ns_tupleset_get(&g->ops, i, &len);
         const ns_action *a = &g->d->actions[key[0]];
@@ -536,20 +538,27 @@ static void build_ops(ns_task *t, const grounder *g, const int *fmap)
     for (int i = 0; i < 4; i++) free(tmp[i]);
     nops = kept;
     t->nops = nops;
+    t->ops = ops;
     t->lists = lists.v ? lists.v : ns_xmalloc(sizeof(int));
     t->op_args = opargs.v ? opargs.v : ns_xmalloc(sizeof(int));
-    t->ops = ops;
+    if (g->stop) return false;
     /* canonical order: by printed name */
     opref *refs = ns_xmalloc(sizeof(opref) * ((size_t)nops + 1));
     ns_buf b;
     ns_buf_init(&b);
-    for (int i = 0; i < nops; i++) {
+    int named = 0;
+    for (; named < nops && !over_limit(g); named++) {
         b.len = 0;
-        ns_task_op_str(t, i, &b);
-        refs[i].name = ns_xstrdup(b.data);
-        refs[i].id = i;
+        ns_task_op_str(t, named, &b);
+        refs[named].name = ns_xstrdup(b.data);
+        refs[named].id = named;
     }
     ns_buf_free(&b);
+    if (g->stop) {
+        for (int i = 0; i < named; i++) free(refs[i].name);
+        free(refs);
+        return false;
+    }
     qsort(refs, (size_t)nops, sizeof *refs, cmp_opref);
     ns_op *sorted = ns_xmalloc(sizeof(ns_op) * ((size_t)nops + 1));
     for (int i = 0; i < nops; i++) {
@@ -559,6 +568,7 @@ static void build_ops(ns_task *t, const grounder *g, const int *fmap)
     free(refs);
     free(ops);
     t->ops = sorted;
+    return true;
 }
 
 ns_status ns_task_ground(ns_task *t, const ns_domain *d, const ns_problem *p, ns_error *err)
@@ -621,7 +631,14 @@ ns_status ns_task_ground_limited(ns_task *t, const ns_domain *d, const ns_proble
     ns_buf_free(&args);
     t->nwords = (t->natoms + 63) / 64;
     if (t->nwords == 0) t->nwords = 1;
-    build_ops(t, &g, fmap);
+    if (!build_ops(t, &g, fmap)) {
+        free(fmap);
+        free(smap);
+        ns_task_free(t);
+        ns_status stop = g.stop;
+        grounder_free(&g);
+        return stop;
+    }
 
     t->init = ns_xcalloc((size_t)t->nwords, sizeof(ns_word));
     for (int i = 0; i < p->ninit; i++) {
