@@ -104,9 +104,9 @@ ns_status ns_hwl_rmse(const ns_hwl *h, const ns_trajset *s, double *rmse, ns_err
 /* h as an evaluator for search over task t (h borrowed; it and t must
  * outlive e): h(s) = w·φ(s) + b in thousandths of a step plus 10^9 (integer
  * keys ≥ 0 that keep the model's order, negative values included), NS_H_INF
- * never.  With helpful, the
- * preferred operators are h^FF's helpful actions (one h^FF evaluation per
- * state).  Errors: the problem cannot be encoded (another domain). */
+ * never.  With helpful, the preferred operators are h^FF's helpful actions
+ * (one h^FF evaluation per state).  Errors: the problem cannot be encoded
+ * (another domain). */
 ns_status ns_hwl_evaluator(ns_evaluator *e, const ns_hwl *h, const ns_task *t, bool helpful, ns_error *err);
 
 #endif
