@@ -33,6 +33,13 @@ int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_pat
     return cli_task_load_limited(ct, domain_path, problem_path, NULL);
 }
 
+bool cli_limit_left(double *limit, double spent)
+{
+    if (!(*limit > 0)) return true;
+    *limit -= spent;
+    return *limit > 0;
+}
+
 int cli_task_load_limited(cli_task *ct, const char *domain_path, const char *problem_path, const ns_ground_limits *lim)
 {
     ns_error err;

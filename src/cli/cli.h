@@ -18,6 +18,9 @@ int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_pat
 /* The same, grounding within lim (NULL: none). */
 int cli_task_load_limited(cli_task *ct, const char *domain_path, const char *problem_path, const ns_ground_limits *lim);
 void cli_task_free(cli_task *ct);
+/* Takes the CPU seconds spent off *limit (0: none) and says whether any is
+ * left: a spent limit sets up no search (its set-up reads no clock). */
+bool cli_limit_left(double *limit, double spent);
 
 /* Do two paths name the same file or directory? */
 bool cli_same_dir(const char *x, const char *y);

@@ -109,9 +109,8 @@ static int plan_problem(const plan_model *m, const char *domain, const char *pro
     ns_error err;
     ns_error_clear(&err);
     ns_planner_opts po = *o;
-    /* one problem: from the process's start, the model's loading included; spent: no search is set up */
-    if (po.time_limit > 0) po.time_limit -= alone ? ns_cpu_now() : ct.ground_cpu_seconds;
-    *st = o->time_limit > 0 && po.time_limit <= 0 ? NS_OUT_OF_TIME
+    /* one problem: from the process's start, the model's loading included */
+    *st = !cli_limit_left(&po.time_limit, alone ? ns_cpu_now() : ct.ground_cpu_seconds) ? NS_OUT_OF_TIME
           : m->hwl ? ns_plan_heuristic(&m->h, &ct.task, &po, &r, &err)
                    : ns_plan_learned(&m->p, &ct.task, &po, &r, &err);
     if (*st == NS_OK && !ns_plan_ops_valid(&ct.task, r.plan, r.plan_len)) {

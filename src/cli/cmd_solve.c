@@ -62,12 +62,14 @@ int cmd_solve(int argc, char **argv)
     cli_task ct;
     int rc = cli_task_load_limited(&ct, pos[0], pos[1], &lim);
     if (rc) return rc;
-    if (o.time_limit > 0) {
-        o.time_limit -= ct.ground_cpu_seconds;
-        if (o.time_limit <= 0) o.time_limit = 1e-9; /* spent: the search stops at its first clock read */
+    ns_search_result r; /* the limit counts from the process's start, as Fast Downward's */
+    if (cli_limit_left(&o.time_limit, ns_cpu_now())) {
+        ns_search(&ct.task, &o, &r);
+    } else {
+        memset(&r, 0, sizeof r);
+        r.status = NS_OUT_OF_TIME;
+        r.init_h = -1;
     }
-    ns_search_result r;
-    ns_search(&ct.task, &o, &r);
     if (r.status == NS_OK && eliminate) { /* the plan without its redundant steps, within the limit */
         r.plan_len = ns_plan_eliminate(&ct.task, r.plan, r.plan_len, lim.time_limit > 0 ? lim.time_limit : 0);
         r.plan_cost = ns_plan_ops_cost(&ct.task, r.plan, r.plan_len);

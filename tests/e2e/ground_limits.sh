@@ -31,4 +31,9 @@ grep -q "big.pddl: grounding reached the time limit" "$TMP/err" || fail "plan: $
 expect_exit 0 "$NS" plan --model "$TMP/x.model" "$D" "$TMP/p" --time-limit 0.3 --json
 grep -q 'big.pddl", .*"status": "out of time"' "$TMP/out" || fail "plan, two problems: $(cat "$TMP/out")"
 grep -q 'small.pddl", .*"solved": true' "$TMP/out" || fail "plan, two problems: $(cat "$TMP/out")"
+# a limit the process has spent before any search (0.1 ms: starting up takes more): out of time, no plan
+expect_exit 23 "$NS" solve "$D" "$TMP/p/small.pddl" --search gbfs --time-limit 0.0001
+grep -Eq "out of time|reached the time limit" "$TMP/err" && [ ! -s "$TMP/out" ] || fail "solve, spent: $(cat "$TMP/err")"
+expect_exit 23 "$NS" plan --model "$TMP/x.model" "$D" "$TMP/p/small.pddl" --time-limit 0.0001
+grep -Eq "out of time|reached the time limit" "$TMP/err" || fail "plan, spent: $(cat "$TMP/err")"
 exit 0
