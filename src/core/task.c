@@ -383,18 +383,6 @@ static int cmp_keyref(const void *x, const void *y)
     return cmp_atom_keys(a->key, a->len, b->key, b->len);
 }
 
-typedef struct opref {
-    char *name;
-    int id;
-} opref;
-
-static int cmp_opref(const void *x, const void *y)
-{
-    const opref *a = x, *b = y;
-    int c = strcmp(a->name, b->name);
-    return c ? c : a->id - b->id;
-}
-
 /* Sorted atom table from the reached atoms whose predicates have the given
  * fluency; fills map[reached id] = new id. */
 static int collect_atoms(ns_task *t, const grounder *g, bool fluent, ns_atom **out, int *map, ns_buf *args)
@@ -461,7 +449,79 @@ static int lit_atom(const grounder *g, const ns_lit *l, const int *args, const i
     return id >= 0 ? fmap[id] : -1;
 }
 
-/* The task's operators from the grounder's, in name order; false when the
+typedef struct named {
+    const char *name;
+    int id;
+} named;
+
+static int cmp_named(const void *x, const void *y)
+{
+    const named *a = x, *b = y;
+    return strcmp(a->name, b->name);
+}
+
+/* rank[i] = the place of names[i] among the n names in strcmp order, plus 1 (0 sorts first). */
+static int *name_ranks(const char *(*name_of)(const ns_task *, int), const ns_task *t, int n)
+{
+    named *v = ns_xmalloc(sizeof(named) * ((size_t)n + 1));
+    for (int i = 0; i < n; i++) v[i] = (named){name_of(t, i), i};
+    qsort(v, (size_t)n, sizeof *v, cmp_named);
+    int *rank = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
+    for (int i = 0; i < n; i++) rank[v[i].id] = i + 1;
+    free(v);
+    return rank;
+}
+
+static const char *schema_name(const ns_task *t, int i) { return t->domain->actions[i].name; }
+static const char *object_name(const ns_task *t, int i) { return t->problem->objects[i]; }
+
+/* t's operators in canonical order — by action name, then by argument names
+ * position by position (strcmp each; for PDDL names the order of the printed
+ * names); ties, one name with several disjuncts, keep grounding order — or
+ * NULL when the limits stopped it.  Least significant key first, a stable
+ * counting sort per argument position and one by action: linear in the
+ * operators, where sorting their printed names took ~10 s and 800 MB on
+ * 19 M operators. */
+static ns_op *sort_ops(const ns_task *t, grounder *g)
+{
+    int n = t->nops, nobj = t->problem->nobjects, nact = t->domain->nactions, maxar = 0;
+    for (int i = 0; i < nact; i++)
+        if (t->domain->actions[i].nparams > maxar) maxar = t->domain->actions[i].nparams;
+    int *obj_rank = name_ranks(object_name, t, nobj), *act_rank = name_ranks(schema_name, t, nact);
+    int nkeys = (nobj > nact ? nobj : nact) + 1;
+    int *order = ns_xmalloc(sizeof(int) * ((size_t)n + 1)), *next = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
+    int *key = ns_xmalloc(sizeof(int) * ((size_t)n + 1)), *count = ns_xmalloc(sizeof(int) * ((size_t)nkeys + 1));
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int pos = maxar - 1; pos >= -1 && !g->stop; pos--) { /* argument pos; -1: the action */
+        memset(count, 0, sizeof(int) * ((size_t)nkeys + 1));
+        for (int i = 0; i < n && !over_limit(g); i++) {
+            const ns_op *o = &t->ops[order[i]];
+            int ar = t->domain->actions[o->schema].nparams;
+            key[i] = pos < 0 ? act_rank[o->schema] : pos < ar ? obj_rank[t->op_args[o->args_off + pos]] : 0;
+            count[key[i] + 1]++;
+        }
+        if (g->stop) break;
+        for (int k = 0; k < nkeys; k++) count[k + 1] += count[k];
+        for (int i = 0; i < n; i++) next[count[key[i]]++] = order[i];
+        int *swap = order;
+        order = next;
+        next = swap;
+    }
+    ns_op *sorted = NULL;
+    if (!g->stop) {
+        sorted = ns_xmalloc(sizeof(ns_op) * ((size_t)n + 1));
+        for (int i = 0; i < n; i++) sorted[i] = t->ops[order[i]];
+    }
+    free(count);
+    free(key);
+    free(next);
+    free(order);
+    free(act_rank);
+    free(obj_rank);
+    return sorted;
+}
+
+/* The task's operators from the grounder's, in canonical order (sort_ops); false when the
  * limits stopped it (g->stop set; t's arrays are freed by ns_task_free). */
 static bool build_ops(ns_task *t, grounder *g, const int *fmap)
 {
@@ -542,31 +602,9 @@ static bool build_ops(ns_task *t, grounder *g, const int *fmap)
     t->lists = lists.v ? lists.v : ns_xmalloc(sizeof(int));
     t->op_args = opargs.v ? opargs.v : ns_xmalloc(sizeof(int));
     if (g->stop) return false;
-    /* canonical order: by printed name */
-    opref *refs = ns_xmalloc(sizeof(opref) * ((size_t)nops + 1));
-    ns_buf b;
-    ns_buf_init(&b);
-    int named = 0;
-    for (; named < nops && !over_limit(g); named++) {
-        b.len = 0;
-        ns_task_op_str(t, named, &b);
-        refs[named].name = ns_xstrdup(b.data);
-        refs[named].id = named;
-    }
-    ns_buf_free(&b);
-    if (g->stop) {
-        for (int i = 0; i < named; i++) free(refs[i].name);
-        free(refs);
-        return false;
-    }
-    qsort(refs, (size_t)nops, sizeof *refs, cmp_opref);
-    ns_op *sorted = ns_xmalloc(sizeof(ns_op) * ((size_t)nops + 1));
-    for (int i = 0; i < nops; i++) {
-        sorted[i] = ops[refs[i].id];
-        free(refs[i].name);
-    }
-    free(refs);
-    free(ops);
+    ns_op *sorted = sort_ops(t, g);
+    if (!sorted) return false;
+    free(t->ops);
     t->ops = sorted;
     return true;
 }
@@ -793,17 +831,26 @@ bool ns_task_is_static_true(const ns_task *t, int pred, const int *args, int nar
     return bsearch_atom(t, t->statics, t->nstatics, pred, args, nargs) >= 0;
 }
 
+/* The canonical order's comparison (sort_ops) of operator o with (schema, args). */
+static int cmp_op_key(const ns_task *t, const ns_op *o, int schema, const int *args, int nargs)
+{
+    int c = o->schema == schema ? 0 : strcmp(t->domain->actions[o->schema].name, t->domain->actions[schema].name);
+    const int *oa = ns_op_args(t, o);
+    for (int i = 0; i < nargs && c == 0; i++)
+        if (oa[i] != args[i]) c = strcmp(t->problem->objects[oa[i]], t->problem->objects[args[i]]);
+    return c;
+}
+
 int ns_task_find_op(const ns_task *t, int schema, const int *args, int nargs)
 {
-    /* ops are sorted by name; compare by building the name is costly, so scan
-     * the schema's contiguous-by-name block linearly (names of one schema
-     * share a prefix but may interleave with other schemas' prefixes). */
-    for (int i = 0; i < t->nops; i++) {
-        const ns_op *o = &t->ops[i];
-        if (o->schema != schema) continue;
-        if (memcmp(ns_op_args(t, o), args, sizeof(int) * (size_t)nargs) == 0) return i;
+    if (schema < 0 || schema >= t->domain->nactions || nargs != t->domain->actions[schema].nparams) return -1;
+    int lo = 0, hi = t->nops; /* the first operator not below the key */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (cmp_op_key(t, &t->ops[mid], schema, args, nargs) < 0) lo = mid + 1;
+        else hi = mid;
     }
-    return -1;
+    return lo < t->nops && cmp_op_key(t, &t->ops[lo], schema, args, nargs) == 0 ? lo : -1;
 }
 
 static void put_atom(const ns_task *t, const ns_atom *a, ns_buf *b)

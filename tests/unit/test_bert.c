@@ -305,6 +305,13 @@ static void test_weight_errors(void)
     remove_tiny(dir);
 }
 
+static double max_diff(const float *a, const float *b, int n)
+{
+    double d = 0;
+    for (int i = 0; i < n; i++) d = fmax(d, fabs((double)a[i] - b[i]));
+    return d;
+}
+
 /* Chunked encoding (tiny-bert reads 16 pieces: windows of 14): a text that
  * fits is encoded exactly as with truncation; a longer one is the mean of
  * its windows' embeddings, normalised — so two texts that differ only past
@@ -326,9 +333,12 @@ static void test_chunks(void)
     CHECK(H <= 64);
     ns_bert_encode(m, 3, texts, NULL, 2, NULL, a);
     ns_bert_encode_chunks(m, 3, texts, NULL, 2, NULL, b);
-    CHECK(!memcmp(a, b, (size_t)H * sizeof(float)));             /* one window: the same vector */
-    CHECK(!memcmp(a + H, a + 2 * H, (size_t)H * sizeof(float))); /* truncation merges texts 1 and 2 */
-    CHECK(memcmp(b + H, b + 2 * H, (size_t)H * sizeof(float)) != 0);
+    /* equal up to the summation order BLAS picks for a row's place in the batch (bit-equal on some CPUs) */
+    CHECK(max_diff(a, b, H) <= 1e-6);         /* one window: the same vector */
+    CHECK(max_diff(a + H, a + 2 * H, H) <= 1e-6); /* truncation merges texts 1 and 2 */
+    printf("  texts 1 and 2: max |diff| %.2e truncated, %.2e in chunks\n", max_diff(a + H, a + 2 * H, H),
+           max_diff(b + H, b + 2 * H, H));
+    CHECK(max_diff(b + H, b + 2 * H, H) > 1e-3);
     /* text 1 by hand: windows of 14 pieces, each [CLS] … [SEP], mean, L2 */
     const ns_wordpiece *wp = ns_bert_wordpiece(m);
     int32_t *pieces = NULL;

@@ -123,7 +123,7 @@ typedef struct ns_tupleset {
     size_t *off;
     int n;
     size_t off_cap;
-    int *table;     /* ids, -1 for empty */
+    uint64_t *table; /* (hash's high 32 bits << 32) | id; all ones when empty */
     size_t mask;
 } ns_tupleset;
 void ns_tupleset_init(ns_tupleset *s);
