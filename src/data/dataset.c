@@ -266,11 +266,11 @@ ns_status ns_dataset_build(ns_dataset *ds, const char *domain_path, const char *
         }
         if (st == NS_OK) {
             ns_space_opts so = {.mode = o->mode, .max_states = o->max_states, .time_limit = o->time_limit};
-            if (so.time_limit > 0) {
-                so.time_limit -= ns_cpu_now() - g0;
-                if (so.time_limit <= 0) so.time_limit = 1e-9;
-            }
-            st = ns_space_build(&sp, &t, &so, err);
+            if (so.time_limit > 0) so.time_limit -= ns_cpu_now() - g0;
+            if (o->time_limit > 0 && so.time_limit <= 0) /* no time left to set a search up */
+                st = ns_error_set(err, NS_OUT_OF_TIME, problem_paths[i], 0, 0,
+                                  "grounding used the whole time limit (%g s CPU)", o->time_limit);
+            else st = ns_space_build(&sp, &t, &so, err);
         } else {
             memset(&t, 0, sizeof t); /* nothing grounded to free */
         }

@@ -341,9 +341,9 @@ static ns_status build_optimal(ns_space *sp, const ns_task *t, const ns_space_op
     so.algo = NS_SEARCH_ASTAR;
     so.heuristic = NS_H_LMCUT;
     so.time_limit = deadline > 0 ? deadline - ns_cpu_now() : 0;
-    if (deadline > 0 && so.time_limit <= 0) so.time_limit = 1e-9; /* out of time already */
-    ns_search_result r;
-    ns_status st = ns_search(t, &so, &r);
+    ns_search_result r = {0};
+    /* out of time already: no search set up */
+    ns_status st = deadline > 0 && so.time_limit <= 0 ? NS_OUT_OF_TIME : ns_search(t, &so, &r);
     if (st == NS_UNSOLVABLE) {
         unsolvable(sp, t);
         ns_search_result_free(&r);

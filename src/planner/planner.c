@@ -568,7 +568,10 @@ static ns_status classical(const ns_task *t, const ns_planner_opts *o, double t0
     ns_search_opts_default(&so);
     so.algo = NS_SEARCH_LAMA;
     so.memory_limit = o->memory_limit;
-    if (o->time_limit > 0) so.time_limit = fmax(1e-9, t0 + o->time_limit - ns_cpu_now());
+    if (o->time_limit > 0) {
+        so.time_limit = t0 + o->time_limit - ns_cpu_now();
+        if (so.time_limit <= 0) return NS_OUT_OF_TIME; /* no time left to set a search up */
+    }
     ns_status st = ns_search(t, &so, sr);
     r->expanded += sr->expanded;
     return st;
