@@ -41,7 +41,8 @@ static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, c
             ns_buf_printf(&j, ", \"iterations\": %d, \"solved\": %d, \"of\": %d, \"evaluated\": %ld}",
                           h.choice.iter[i], h.choice.solved[i], h.choice.problems, h.choice.evaluated[i]);
         }
-        ns_buf_printf(&j, "], \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ", h.rank, h.pairs);
+        ns_buf_printf(&j, "], \"ff_supporter\": \"%s\", \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ",
+                      h.choice.last_supporter ? "last" : "first", h.rank, h.pairs);
         ns_json_put_num(&j, h.pair_acc);
         ns_buf_printf(&j, ", \"seconds\": %.3f, \"output\": ", secs);
         ns_json_put_str(&j, out);
@@ -58,13 +59,11 @@ static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, c
         fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states; %s plans%s), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
                 h.dim, h.problems, h.rows, h.choice.plans[0] ? h.choice.plans : "solved", bs, h.rmse, vs, rs, secs, out);
         if (h.choice.n) {
-            fprintf(stderr, "learn: plans with --algo %s on %d WL iterations, chosen on %d held-out training "
-                            "problems (solved, evaluations within %ld each):", h.choice.algo, h.enc.wl.iterations,
-                    h.choice.problems, h.choice.budget);
-            for (int i = 0; i < h.choice.n; i++)
-                fprintf(stderr, "%s %s/wl%d %d, %ld", i ? ";" : "", h.choice.cand[i], h.choice.iter[i], h.choice.solved[i],
-                        h.choice.evaluated[i]);
-            fputc('\n', stderr);
+            ns_buf b;
+            ns_buf_init(&b);
+            ns_hwl_choice_str(&h, &b);
+            fprintf(stderr, "learn: %s\n", b.data);
+            ns_buf_free(&b);
         }
     }
     ns_hwl_free(&h);

@@ -134,6 +134,7 @@ struct ns_heuristic {
     int *rplan;      /* h^FF: the last relaxed plan's task operators (no of them at most) */
     int nrplan;
     uint32_t stamp;
+    bool last_supporter; /* ties between best supporters: the last reached wins */
     rheap q;
     size_t static_bytes;
 };
@@ -348,6 +349,7 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
     const int *eff_start = h->eff_start, *eff = h->eff;
     int *pcost = h->pcost, *unsat = h->unsat, *psupp = h->psupp;
     int64_t *oacc = h->oacc;
+    const bool last = h->last_supporter;
     rheap *q = &h->q;
     while (q->size) {
         uint32_t key;
@@ -366,6 +368,8 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
                     pcost[e] = c;
                     psupp[e] = o;
                     rh_push(q, (uint32_t)c, e);
+                } else if (last && c == pcost[e]) {
+                    psupp[e] = o;
                 }
             }
         }
@@ -625,9 +629,18 @@ static size_t classical_bytes(const void *ctx) { return ns_heuristic_bytes(ctx);
 
 static void classical_free(void *ctx) { ns_heuristic_free(ctx); }
 
+void ns_heuristic_set_last_supporter(ns_heuristic *h, bool last) { h->last_supporter = last; }
+
 void ns_evaluator_classical(ns_evaluator *e, const ns_task *t, ns_heuristic_kind kind)
 {
-    e->ctx = ns_heuristic_new(t, kind);
+    ns_evaluator_classical_ties(e, t, kind, false);
+}
+
+void ns_evaluator_classical_ties(ns_evaluator *e, const ns_task *t, ns_heuristic_kind kind, bool last_supporter)
+{
+    ns_heuristic *h = ns_heuristic_new(t, kind);
+    ns_heuristic_set_last_supporter(h, last_supporter);
+    e->ctx = h;
     e->eval = classical_eval;
     e->bytes = classical_bytes;
     e->free = classical_free;

@@ -311,7 +311,7 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     if (o->evaluator) {
         s.ev = o->evaluator;
     } else {
-        ns_evaluator_classical(&s.own, t, NS_H_FF);
+        ns_evaluator_classical_ties(&s.own, t, NS_H_FF, o->last_supporter);
         s.ev = &s.own;
     }
     s.unit = s.ev->unit > 1 ? s.ev->unit : 1;

@@ -710,6 +710,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->preferred_fn = NULL;
     o->preferred_ctx = NULL;
     o->pref_cache = SIZE_MAX;
+    o->last_supporter = false;
     o->evaluator = NULL;
     o->extra = NULL;
 }
@@ -755,7 +756,7 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
         if (o->evaluator) {
             s.ev = o->evaluator;
         } else {
-            ns_evaluator_classical(&s.own, t, o->heuristic);
+            ns_evaluator_classical_ties(&s.own, t, o->heuristic, o->last_supporter);
             s.ev = &s.own;
         }
         s.gh = ns_xmalloc(sizeof(gh)); /* marks best-first; grown by ensure_nodes */

@@ -488,6 +488,9 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
         ns_buf_printf(&meta, ", \"problems\": %d, \"budget\": %ld, \"training_plans\": ", h->choice.problems,
                       h->choice.budget);
         ns_json_put_str(&meta, h->choice.plans);
+        ns_buf_printf(&meta, ", \"ff_supporter\": \"%s\", \"ties_first\": [%d, %ld], \"ties_last\": [%d, %ld]",
+                      h->choice.last_supporter ? "last" : "first", h->choice.ties_solved[0], h->choice.ties_evaluated[0],
+                      h->choice.ties_solved[1], h->choice.ties_evaluated[1]);
         ns_buf_puts(&meta, ", \"candidates\": [");
         for (int i = 0; i < h->choice.n; i++) {
             ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
@@ -588,6 +591,21 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
         if (ns_json_get_int(pj, "budget", &v)) h->choice.budget = (long)v;
         if (ns_json_get_str(pj, "training_plans", &name) && strlen(name) < sizeof h->choice.plans)
             strcpy(h->choice.plans, name);
+        if (ns_json_get_str(pj, "ff_supporter", &name)) { /* absent (older files): the first */
+            if (strcmp(name, "first") && strcmp(name, "last")) {
+                st = ns_error_set(err, NS_ERR_INPUT, path, 0, 0, "unknown ff_supporter \"%s\" (first or last)", name);
+                goto out;
+            }
+            h->choice.last_supporter = !strcmp(name, "last");
+        }
+        for (int k = 0; k < 2; k++) {
+            const ns_json *tj = ns_json_get(pj, k ? "ties_last" : "ties_first");
+            if (tj && tj->kind == NS_JSON_ARRAY && tj->n == 2 && tj->items[0].kind == NS_JSON_NUMBER &&
+                tj->items[1].kind == NS_JSON_NUMBER) {
+                h->choice.ties_solved[k] = (int)tj->items[0].number;
+                h->choice.ties_evaluated[k] = (long)tj->items[1].number;
+            }
+        }
         const ns_json *cj = ns_json_get(pj, "candidates");
         for (int i = 0; cj && cj->kind == NS_JSON_ARRAY && i < (int)cj->n && h->choice.n < NS_HWL_MAX_CAND; i++) {
             const ns_json *x = &cj->items[i];
@@ -616,6 +634,19 @@ typedef struct hwl_eval {
     float *val, *phi; /* so an evaluation costs O(nnz), not O(dim) */
     ns_heuristic *ff; /* helpful actions (NULL: none) */
 } hwl_eval;
+
+void ns_hwl_choice_str(const ns_hwl *h, ns_buf *b)
+{
+    const ns_hwl_choice *c = &h->choice;
+    ns_buf_printf(b,
+                  "plans with --algo %s on %d WL iterations and h^FF's ties to the %s supporter, chosen on %d held-out "
+                  "training problems (LAMA-first, solved and evaluations: first %d, %ld; last %d, %ld; then solved, "
+                  "evaluations within %ld each):",
+                  c->algo, h->enc.wl.iterations, c->last_supporter ? "last" : "first", c->problems, c->ties_solved[0],
+                  c->ties_evaluated[0], c->ties_solved[1], c->ties_evaluated[1], c->budget);
+    for (int i = 0; i < c->n; i++)
+        ns_buf_printf(b, "%s %s/wl%d %d, %ld", i ? ";" : "", c->cand[i], c->iter[i], c->solved[i], c->evaluated[i]);
+}
 
 static int hwl_eval_fn(void *ctx, const ns_word *s, int *pref, int *npref)
 {
@@ -667,6 +698,7 @@ ns_status ns_hwl_evaluator(ns_evaluator *e, const ns_hwl *h, const ns_task *t, b
     x->val = ns_xcalloc(nnz, sizeof(float));
     x->phi = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
     x->ff = helpful ? ns_heuristic_new(t, NS_H_FF) : NULL;
+    if (x->ff) ns_heuristic_set_last_supporter(x->ff, h->choice.last_supporter);
     e->ctx = x;
     e->eval = hwl_eval_fn;
     e->bytes = hwl_eval_bytes;

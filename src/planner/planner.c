@@ -557,9 +557,10 @@ ns_status ns_plan_learned(const ns_predictor *m, const ns_task *t, const ns_plan
 /* ---- a learned heuristic through the evaluator slot ------------------------------------ */
 
 /* The classical fallback after a learned search *sr that ran out of time or
- * memory: LAMA-first in the time left of o's limit (counted from t0) and the
- * same memory limit; *sr becomes its result and its expansions are added to r's. */
-static ns_status classical(const ns_task *t, const ns_planner_opts *o, double t0, ns_planner_result *r,
+ * memory: LAMA-first (h^FF's ties broken as `last` says) in the time left of
+ * o's limit (counted from t0) and the same memory limit; *sr becomes its
+ * result and its expansions are added to r's. */
+static ns_status classical(const ns_task *t, const ns_planner_opts *o, double t0, bool last, ns_planner_result *r,
                            ns_search_result *sr)
 {
     r->classical = true;
@@ -567,6 +568,7 @@ static ns_status classical(const ns_task *t, const ns_planner_opts *o, double t0
     ns_search_opts so;
     ns_search_opts_default(&so);
     so.algo = NS_SEARCH_LAMA;
+    so.last_supporter = last;
     so.memory_limit = o->memory_limit;
     if (o->time_limit > 0) {
         so.time_limit = t0 + o->time_limit - ns_cpu_now();
@@ -605,6 +607,7 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     if (algo == NS_PLAN_LAMA) so.extra = &ev;
     else so.evaluator = &ev;
     so.preferred = algo != NS_PLAN_SEARCH; /* lama: h^FF's helpful actions, from its own h^FF */
+    so.last_supporter = h->choice.last_supporter;
     bool fallback = o->fallback > 0 && o->fallback < 1;
     so.time_limit = o->time_limit > 0 && fallback ? (1 - o->fallback) * o->time_limit : o->time_limit;
     so.memory_limit = o->memory_limit;
@@ -626,7 +629,8 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     }
     r->expanded = sr.expanded; /* the learned search's */
     r->predictions = sr.evaluated;
-    if (fallback && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY)) st = classical(t, o, t0, r, &sr);
+    if (fallback && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY))
+        st = classical(t, o, t0, h->choice.last_supporter, r, &sr);
     if (st == NS_OK) {
         r->plan = ns_xcalloc((size_t)sr.plan_len + 1, sizeof(int));
         memcpy(r->plan, sr.plan, sizeof(int) * (size_t)sr.plan_len);
@@ -766,6 +770,61 @@ static ns_status try_searches(const ns_hwl *fit, int iterations, const ns_loaded
     return st;
 }
 
+/* ns_forkmap's job j for choose_ties: LAMA-first on task j % n, h^FF's ties
+ * to the last supporter when j >= n; out: status, evaluations. */
+static void try_ties(void *ctx, int j, ns_buf *out)
+{
+    const tries *c = ctx;
+    ns_search_opts so;
+    ns_search_opts_default(&so);
+    so.algo = NS_SEARCH_LAMA;
+    so.last_supporter = j >= c->n;
+    so.max_evaluated = c->co->budget;
+    so.time_limit = c->co->time_limit;
+    ns_search_result r;
+    long v[2];
+    v[0] = ns_search(&c->tasks[j % c->n].task, &so, &r);
+    v[1] = r.evaluated;
+    ns_search_result_free(&r);
+    ns_buf_put(out, v, sizeof v);
+}
+
+/* h^FF's best supporters' ties for the held-out problems problem_paths[idx[0..k)]:
+ * LAMA-first with the first and with the last supporter (within co's budget and
+ * time limit); the last is kept when it solves more, or as many in at least
+ * NS_PLAN_TIES_MARGIN fewer evaluations.  Sets t->last_supporter and the counts. */
+#define NS_PLAN_TIES_MARGIN 0.2
+static ns_status choose_ties(const char *domain_path, char *const *problem_paths, const int *idx, int k,
+                             const ns_choose_opts *co, ns_hwl_choice *t, ns_error *err)
+{
+    ns_loaded_task *lt = ns_xcalloc((size_t)k + 1, sizeof *lt);
+    ns_status st = NS_OK;
+    int loaded = 0;
+    for (; loaded < k; loaded++)
+        if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[idx[loaded]], err)) != NS_OK) break;
+    if (st == NS_OK && k > 0) {
+        tries c = {.tasks = lt, .n = k, .co = co};
+        ns_buf *out = ns_xcalloc((size_t)(2 * k), sizeof *out);
+        bool *ok = ns_xcalloc((size_t)(2 * k), sizeof *ok);
+        ns_forkmap(2 * k, co->jobs, try_ties, &c, out, ok);
+        for (int j = 0; j < 2 * k; j++) {
+            long v[2] = {NS_OUT_OF_MEMORY, 0}; /* a child that died: unsolved */
+            if (ok[j] && out[j].len >= sizeof v) memcpy(v, out[j].data, sizeof v);
+            t->ties_solved[j / k] += v[0] == NS_OK;
+            t->ties_evaluated[j / k] += v[0] == NS_OK ? v[1] : co->budget;
+            ns_buf_free(&out[j]);
+        }
+        free(out);
+        free(ok);
+        t->last_supporter = t->ties_solved[1] > t->ties_solved[0] ||
+                            (t->ties_solved[1] == t->ties_solved[0] &&
+                             (double)t->ties_evaluated[1] < (1.0 - NS_PLAN_TIES_MARGIN) * (double)t->ties_evaluated[0]);
+    }
+    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
+    free(lt);
+    return st;
+}
+
 /* One held-out set, problem_paths[idx[0..k)]: for each WL iteration count, a
  * model fitted on the other trajectories plans the set with each search; the
  * counts are added to table's rows (v · NS_PLAN_CHOICES + search). */
@@ -793,6 +852,7 @@ static ns_status try_fold(const ns_trajset *train, const char *domain_path, char
         if (co->niter > 0) ci.iterations = co->iterations[v];
         ns_hwl chooser;
         if ((st = ns_hwl_fit(&chooser, &rest, &ci, err)) != NS_OK) break;
+        chooser.choice.last_supporter = table->last_supporter; /* its searches' h^FF */
         st = try_searches(&chooser, ci.iterations, lt, k, co, table, v * NS_PLAN_CHOICES, err);
         ns_hwl_free(&chooser);
     }
@@ -826,13 +886,15 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
        half of the rest, when the rest has at least k — a candidate that does well
        on the largest alone may have been lucky in the model those were held out of */
     int span = (n - k) / 2 > k ? (n - k) / 2 : k, folds = co->folds > 1 && k + span <= n ? 2 : 1;
-    int *idx = ns_xcalloc((size_t)k, sizeof *idx);
+    int *idx = ns_xcalloc((size_t)(k * folds), sizeof *idx); /* fold f: idx[f * k …] */
+    for (int f = 0; f < folds; f++)
+        for (int i = 0; i < k; i++) idx[f * k + i] = sz[f == 0 ? i : k + (int)((long)i * span / k)].index;
     ns_hwl_choice table;
     memset(&table, 0, sizeof table);
-    for (int f = 0; f < folds && st == NS_OK; f++) {
-        for (int i = 0; i < k; i++) idx[i] = sz[f == 0 ? i : k + (int)((long)i * span / k)].index;
-        st = try_fold(train, domain_path, problem_paths, idx, k, c, co, &table, err);
-    }
+    /* h^FF's ties first, on every held-out problem: the searches below use them */
+    if (st == NS_OK) st = choose_ties(domain_path, problem_paths, idx, k * folds, co, &table, err);
+    for (int f = 0; f < folds && st == NS_OK; f++)
+        st = try_fold(train, domain_path, problem_paths, idx + f * k, k, c, co, &table, err);
     int best = 0; /* the first row unless a later one beats it */
     for (int q = 1; q < table.n; q++)
         if (beats(table.solved[q], table.evaluated[q], table.solved[best], table.evaluated[best])) best = q;

@@ -268,6 +268,11 @@ static void test_choice(void)
     CHECK(!strcmp(h.choice.algo, h.choice.cand[best]) && h.enc.wl.iterations == h.choice.iter[best]);
     CHECK((int)ns_plan_heuristic_algo(&h, NS_PLAN_BEAM) == ns_planner_algo_parse(h.choice.algo));
     CHECK(ns_plan_heuristic_algo(&h, NS_PLAN_LAMA_H) == NS_PLAN_LAMA_H);
+    /* h^FF's ties: LAMA-first on the held-out problems with the first and the last supporter */
+    CHECK(h.choice.ties_solved[0] == 2 && h.choice.ties_solved[1] >= 0 && h.choice.ties_solved[1] <= 2);
+    CHECK(h.choice.last_supporter == (h.choice.ties_solved[1] > h.choice.ties_solved[0] ||
+                                      (h.choice.ties_solved[1] == h.choice.ties_solved[0] &&
+                                       h.choice.ties_evaluated[1] < 0.8 * (double)h.choice.ties_evaluated[0])));
     char path[600];
     snprintf(path, sizeof path, "%s/chosen.model", tmpdir);
     CHECK(ns_hwl_save(&h, path, &e) == NS_OK);
@@ -277,6 +282,14 @@ static void test_choice(void)
         CHECK(!strcmp(g.choice.cand[i], h.choice.cand[i]) && g.choice.iter[i] == h.choice.iter[i] &&
               g.choice.solved[i] == h.choice.solved[i] &&
               g.choice.evaluated[i] == h.choice.evaluated[i]);
+    CHECK(g.choice.last_supporter == h.choice.last_supporter);
+    for (int k = 0; k < 2; k++)
+        CHECK(g.choice.ties_solved[k] == h.choice.ties_solved[k] && g.choice.ties_evaluated[k] == h.choice.ties_evaluated[k]);
+    ns_hwl_free(&g);
+    h.choice.last_supporter = !h.choice.last_supporter; /* the other value reads back too */
+    CHECK(ns_hwl_save(&h, path, &e) == NS_OK && ns_hwl_load(&g, path, &e) == NS_OK);
+    CHECK(g.choice.last_supporter == h.choice.last_supporter);
+    h.choice.last_supporter = !h.choice.last_supporter;
     ns_hwl_free(&g);
     co.jobs = 3; /* the (problem, search) pairs planned in child processes: the same table and model */
     CHECK(ns_hwl_learn(&g, &tr, dom, dir, &c, &co, &e) == NS_OK);

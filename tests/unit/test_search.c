@@ -111,6 +111,14 @@ static const char *FORK =
 static const char *FORK_P =
     "(define (problem fork1) (:domain fork) (:init (s)) (:goal (and (g1) (g2))))";
 
+/* Two equally cheap achievers of g: a (from p) and b (from q), both
+ * applicable; h^FF's relaxed plan holds the one its ties pick. */
+static const char *TWIN =
+    "(define (domain twin) (:requirements :strips) (:predicates (p) (q) (g))"
+    " (:action a :parameters () :precondition (p) :effect (g))"
+    " (:action b :parameters () :precondition (q) :effect (g)))";
+static const char *TWIN_P = "(define (problem twin1) (:domain twin) (:init (p) (q)) (:goal (g)))";
+
 /* Costs: x (3) then z (1) is optimal (4); y (2) + w (4) = 6; d (10) directly.
  * h^max = h^add = h^FF = LM-cut = 4; BFS takes the one-step plan d. */
 static const char *COSTS =
@@ -267,6 +275,43 @@ static void test_h_fork(void)
     CHECK_EQ_INT(h_init(&L.t, NS_H_ADD), 4);
     CHECK_EQ_INT(h_init(&L.t, NS_H_FF), 3);
     CHECK_EQ_INT(h_init(&L.t, NS_H_LMCUT), 3);
+    unload(&L);
+}
+
+/* h^FF's best supporters' ties: the first or the last achiever reached; the
+ * value (1) is the same, the helpful action differs, and h^add does not move. */
+static void test_h_last_supporter(void)
+{
+    loaded L;
+    if (!load(&L, TWIN, TWIN_P)) {
+        CHECK(0);
+        return;
+    }
+    int helpful[2] = {-1, -1};
+    for (int last = 0; last < 2; last++) {
+        ns_heuristic *h = ns_heuristic_new(&L.t, NS_H_FF);
+        ns_heuristic_set_last_supporter(h, last);
+        CHECK_EQ_INT(ns_heuristic_eval(h, L.t.init), 1);
+        int ops[4];
+        CHECK_EQ_INT(ns_heuristic_preferred(h, L.t.init, ops), 1);
+        helpful[last] = ops[0];
+        ns_heuristic_free(h);
+        ns_heuristic *add = ns_heuristic_new(&L.t, NS_H_ADD);
+        ns_heuristic_set_last_supporter(add, last);
+        CHECK_EQ_INT(ns_heuristic_eval(add, L.t.init), 1);
+        ns_heuristic_free(add);
+    }
+    CHECK(helpful[0] != helpful[1]);
+    /* LAMA-first solves it either way */
+    for (int last = 0; last < 2; last++) {
+        ns_search_opts o;
+        ns_search_opts_default(&o);
+        o.algo = NS_SEARCH_LAMA;
+        o.last_supporter = last;
+        ns_search_result r;
+        CHECK(ns_search(&L.t, &o, &r) == NS_OK && r.plan_len == 1 && ns_plan_ops_valid(&L.t, r.plan, r.plan_len));
+        ns_search_result_free(&r);
+    }
     unload(&L);
 }
 
@@ -1067,6 +1112,7 @@ int main(void)
 {
     NS_RUN(test_h_fork);
     NS_RUN(test_h_costs);
+    NS_RUN(test_h_last_supporter);
     NS_RUN(test_h_dead_end);
     NS_RUN(test_h_all_states);
     NS_RUN(test_h_names);

@@ -64,6 +64,10 @@ typedef struct ns_search_opts {
        limit counts what is kept.  0: keep none; default SIZE_MAX (no cap of
        its own). */
     size_t pref_cache;
+    /* h^FF built by the search itself (heuristic ff, LAMA's): best supporters'
+       ties to the last achiever reached (ns_heuristic_set_last_supporter);
+       default false */
+    bool last_supporter;
 } ns_search_opts;
 
 typedef struct ns_search_result {

@@ -65,6 +65,14 @@ typedef struct ns_hwl_choice {
     int iter[NS_HWL_MAX_CAND];
     int solved[NS_HWL_MAX_CAND];
     long evaluated[NS_HWL_MAX_CAND];
+    /* h^FF's best supporters' ties, for every search that uses h^FF (its
+       helpful actions, LAMA's h^FF, the classical fallback): the last
+       achiever (ns_heuristic_set_last_supporter) when LAMA-first did better
+       with it on the held-out problems; ties_solved/ties_evaluated: LAMA-first's
+       counts there with the first [0] and the last [1] */
+    bool last_supporter;
+    int ties_solved[2];
+    long ties_evaluated[2];
 } ns_hwl_choice;
 
 typedef struct ns_hwl {
@@ -86,6 +94,9 @@ typedef struct ns_hwl {
  * trajectory).  NS_ERR_INPUT when train has no state. */
 ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c, ns_error *err);
 ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err);
+/* Appends one line (no newline) saying what h's choice table holds: the
+ * search, WL iterations and h^FF's ties chosen, and every candidate's counts. */
+void ns_hwl_choice_str(const ns_hwl *h, ns_buf *b);
 /* Loads what ns_hwl_save wrote: a bad magic, version, checksum, format or
  * dimension is NS_ERR_INPUT naming the file. */
 ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err);
