@@ -333,7 +333,9 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     s.pmark = ns_xcalloc(no, sizeof(uint32_t));
     s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
     s.accbuf = ns_xmalloc(((size_t)s.lmw + 1) * sizeof(ns_word));
-    st = run(&s);
+    /* the set-up (successor generator and order, h^FF: seconds on millions of
+       operators) may have used the time limit: then no search */
+    st = o->time_limit > 0 && ns_cpu_now() - s.cpu_start > o->time_limit ? NS_OUT_OF_TIME : run(&s);
     free(s.ops), free(s.pff), free(s.pmark), free(s.state), free(s.accbuf);
     free(s.nodes), free(s.acc), free(s.E);
     for (int i = 0; i < 6; i++) hq_free(&s.q[i]);

@@ -341,6 +341,15 @@ static inline bool over_time(search *s)
     return s->o->time_limit > 0 && now - s->cpu_start > s->o->time_limit;
 }
 
+/* Whether the set-up so far (successor generator, effect masks, heuristic,
+ * successor order: seconds each on tasks of millions of operators) has used
+ * the time limit: read between its phases, so a search with no time left
+ * stops after one phase, not after all of them and its first expansion. */
+static bool setup_spent(const search *s)
+{
+    return s->o->time_limit > 0 && ns_cpu_now() - s->cpu_start > s->o->time_limit;
+}
+
 static inline bool over_budget(const search *s, const ns_search_result *r)
 {
     return s->o->max_evaluated > 0 && r->evaluated >= s->o->max_evaluated;
@@ -749,8 +758,10 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
     s.state = ns_xmalloc(((size_t)t->nwords + 1) * sizeof(ns_word));
     s.succ = ns_xmalloc(((size_t)t->nwords + 1) * BATCH * sizeof(ns_word));
     ns_wordfx_init(&s.fx, t);
-    ns_status st;
-    if (o->algo == NS_SEARCH_BFS) {
+    ns_status st = NS_OUT_OF_TIME;
+    if (setup_spent(&s)) {
+        /* nothing more set up */
+    } else if (o->algo == NS_SEARCH_BFS) {
         st = run_bfs(&s);
     } else {
         if (o->evaluator) {
@@ -778,7 +789,8 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
             s.poff = ns_xmalloc(sizeof(uint32_t)); /* grown by ensure_nodes */
         }
         if (o->algo != NS_SEARCH_ASTAR) ns_succorder_init(&s.order, t);
-        if (o->algo == NS_SEARCH_LAZY) st = run_lazy(&s);
+        if (setup_spent(&s)) st = NS_OUT_OF_TIME;
+        else if (o->algo == NS_SEARCH_LAZY) st = run_lazy(&s);
         else st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
         free(s.pref);
         free(s.pmark);
