@@ -449,23 +449,12 @@ static int lit_atom(const grounder *g, const ns_lit *l, const int *args, const i
     return id >= 0 ? fmap[id] : -1;
 }
 
-typedef struct named {
-    const char *name;
-    int id;
-} named;
-
-static int cmp_named(const void *x, const void *y)
-{
-    const named *a = x, *b = y;
-    return strcmp(a->name, b->name);
-}
-
 /* rank[i] = the place of names[i] among the n names in strcmp order, plus 1 (0 sorts first). */
 static int *name_ranks(const char *(*name_of)(const ns_task *, int), const ns_task *t, int n)
 {
-    named *v = ns_xmalloc(sizeof(named) * ((size_t)n + 1));
-    for (int i = 0; i < n; i++) v[i] = (named){name_of(t, i), i};
-    qsort(v, (size_t)n, sizeof *v, cmp_named);
+    ns_named *v = ns_xmalloc(sizeof(ns_named) * ((size_t)n + 1));
+    for (int i = 0; i < n; i++) v[i] = (ns_named){name_of(t, i), i};
+    qsort(v, (size_t)n, sizeof *v, ns_cmp_named);
     int *rank = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
     for (int i = 0; i < n; i++) rank[v[i].id] = i + 1;
     free(v);

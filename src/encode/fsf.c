@@ -153,17 +153,6 @@ static int rules_of(const ns_fsf_encoder *e, const char *pred, const int *args, 
     }
 }
 
-typedef struct objref {
-    const char *name;
-    int id;
-} objref;
-
-static int cmp_objref(const void *a, const void *b)
-{
-    const objref *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : x->id - y->id;
-}
 
 ns_status ns_fsf_encoder_init(ns_fsf_encoder *e, const ns_fsf_config *c, const ns_task *t, ns_error *err)
 {
@@ -180,9 +169,9 @@ ns_status ns_fsf_encoder_init(ns_fsf_encoder *e, const ns_fsf_config *c, const n
                             "FSF: problem '%s' has %d objects, the config allows max_objects %d", p->name,
                             p->nobjects, c->max_objects);
     e->width = c->max_objects + 1;
-    objref *os = ns_xmalloc(sizeof(objref) * ((size_t)p->nobjects + 1));
-    for (int i = 0; i < p->nobjects; i++) os[i] = (objref){p->objects[i], i};
-    qsort(os, (size_t)p->nobjects, sizeof(objref), cmp_objref);
+    ns_named *os = ns_xmalloc(sizeof(ns_named) * ((size_t)p->nobjects + 1));
+    for (int i = 0; i < p->nobjects; i++) os[i] = (ns_named){p->objects[i], i};
+    qsort(os, (size_t)p->nobjects, sizeof(ns_named), ns_cmp_named);
     e->slot = ns_xmalloc(sizeof(int) * ((size_t)p->nobjects + 1));
     for (int i = 0; i < p->nobjects; i++) e->slot[os[i].id] = i + 1;
     free(os);

@@ -61,6 +61,13 @@ char *ns_xstrdup(const char *s)
 
 int ns_cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
+int ns_cmp_named(const void *a, const void *b)
+{
+    const ns_named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
 int ns_cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;

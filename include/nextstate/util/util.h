@@ -19,7 +19,13 @@ char *ns_xstrdup(const char *s);
  * rows the tile products write whole lines of (tilegemm.h). */
 void *ns_xaligned(size_t n);
 
-/* qsort comparators: C strings (an array of char pointers), int, int64_t. */
+/* qsort comparators: C strings (an array of char pointers), int, int64_t;
+ * ns_named: by name (strcmp), then by id. */
+typedef struct ns_named {
+    const char *name;
+    int id;
+} ns_named;
+int ns_cmp_named(const void *a, const void *b);
 int ns_cmp_str(const void *a, const void *b);
 int ns_cmp_int(const void *a, const void *b);
 int ns_cmp_i64(const void *a, const void *b);
