@@ -36,7 +36,7 @@
 
 #define INF_COST INT32_MAX
 
-enum { UNREACHED = 0, REACHED = 1, GOAL_ZONE = 2, BEFORE_GOAL_ZONE = 3 };
+enum { UNREACHED = 0, REACHED = 1, GOAL_ZONE = 2, BEFORE_GOAL_ZONE = 3, POPPED = 4 };
 
 /* ---- radix heap: (uint32 key, int32 value) pairs, monotone pops ---- */
 typedef struct rheap {
@@ -357,6 +357,7 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
         rh_pop(q, &key, &p);
         if ((uint32_t)pcost[p] < key) continue;
         if (p == h->goal_prop) return pcost[p];
+        h->pstat[p] = POPPED;
         for (int k = precof_start[p]; k < precof_start[p + 1]; k++) {
             int o = precof[k];
             if (additive) oacc[o] += key;
@@ -368,7 +369,9 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
                     pcost[e] = c;
                     psupp[e] = o;
                     rh_push(q, (uint32_t)c, e);
-                } else if (last && c == pcost[e]) {
+                } else if (last && c == pcost[e] && h->pstat[e] != POPPED) {
+                    /* not once e is popped: a zero-cost operator's tie could
+                       then close a cycle of supporters (e's own consumers) */
                     psupp[e] = o;
                 }
             }
