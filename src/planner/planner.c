@@ -789,53 +789,38 @@ static void try_ties(void *ctx, int j, ns_buf *out)
     ns_buf_put(out, v, sizeof v);
 }
 
-/* h^FF's best supporters' ties for the held-out problems problem_paths[idx[0..k)]:
- * LAMA-first with the first and with the last supporter (within co's budget and
- * time limit); the last is kept when it solves more, or as many in at least
- * NS_PLAN_TIES_MARGIN fewer evaluations.  Sets t->last_supporter and the counts. */
+/* h^FF's best supporters' ties for the held-out tasks lt[0..k) (k >= 1): LAMA-first
+ * with the first and with the last supporter (within co's budget and time limit);
+ * the last is kept when it solves more, or as many in at least NS_PLAN_TIES_MARGIN
+ * fewer evaluations.  Sets t->last_supporter and the counts. */
 #define NS_PLAN_TIES_MARGIN 0.2
-static ns_status choose_ties(const char *domain_path, char *const *problem_paths, const int *idx, int k,
-                             const ns_choose_opts *co, ns_hwl_choice *t, ns_error *err)
+static void choose_ties(const ns_loaded_task *lt, int k, const ns_choose_opts *co, ns_hwl_choice *t)
 {
-    ns_loaded_task *lt = ns_xcalloc((size_t)k + 1, sizeof *lt);
-    ns_status st = NS_OK;
-    int loaded = 0;
-    for (; loaded < k; loaded++)
-        if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[idx[loaded]], err)) != NS_OK) break;
-    if (st == NS_OK && k > 0) {
-        tries c = {.tasks = lt, .n = k, .co = co};
-        ns_buf *out = ns_xcalloc((size_t)(2 * k), sizeof *out);
-        bool *ok = ns_xcalloc((size_t)(2 * k), sizeof *ok);
-        ns_forkmap(2 * k, co->jobs, try_ties, &c, out, ok);
-        for (int j = 0; j < 2 * k; j++) {
-            long v[2] = {NS_OUT_OF_MEMORY, 0}; /* a child that died: unsolved */
-            if (ok[j] && out[j].len >= sizeof v) memcpy(v, out[j].data, sizeof v);
-            t->ties_solved[j / k] += v[0] == NS_OK;
-            t->ties_evaluated[j / k] += v[0] == NS_OK ? v[1] : co->budget;
-            ns_buf_free(&out[j]);
-        }
-        free(out);
-        free(ok);
-        t->last_supporter = t->ties_solved[1] > t->ties_solved[0] ||
-                            (t->ties_solved[1] == t->ties_solved[0] &&
-                             (double)t->ties_evaluated[1] < (1.0 - NS_PLAN_TIES_MARGIN) * (double)t->ties_evaluated[0]);
+    tries c = {.tasks = lt, .n = k, .co = co};
+    ns_buf *out = ns_xcalloc((size_t)(2 * k), sizeof *out);
+    bool *ok = ns_xcalloc((size_t)(2 * k), sizeof *ok);
+    ns_forkmap(2 * k, co->jobs, try_ties, &c, out, ok);
+    for (int j = 0; j < 2 * k; j++) {
+        long v[2] = {NS_OUT_OF_MEMORY, 0}; /* a child that died: unsolved */
+        if (ok[j] && out[j].len >= sizeof v) memcpy(v, out[j].data, sizeof v);
+        t->ties_solved[j / k] += v[0] == NS_OK;
+        t->ties_evaluated[j / k] += v[0] == NS_OK ? v[1] : co->budget;
+        ns_buf_free(&out[j]);
     }
-    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
-    free(lt);
-    return st;
+    free(out);
+    free(ok);
+    t->last_supporter = t->ties_solved[1] > t->ties_solved[0] ||
+                        (t->ties_solved[1] == t->ties_solved[0] &&
+                         (double)t->ties_evaluated[1] < (1.0 - NS_PLAN_TIES_MARGIN) * (double)t->ties_evaluated[0]);
 }
 
-/* One held-out set, problem_paths[idx[0..k)]: for each WL iteration count, a
+/* One held-out set, problem_paths[idx[0..k)] (loaded: lt[0..k)): for each WL iteration count, a
  * model fitted on the other trajectories plans the set with each search; the
  * counts are added to table's rows (v · NS_PLAN_CHOICES + search). */
-static ns_status try_fold(const ns_trajset *train, const char *domain_path, char *const *problem_paths, const int *idx,
+static ns_status try_fold(const ns_trajset *train, char *const *problem_paths, const int *idx, const ns_loaded_task *lt,
                           int k, const ns_hwl_config *c, const ns_choose_opts *co, ns_hwl_choice *table, ns_error *err)
 {
-    ns_loaded_task *lt = ns_xcalloc((size_t)k, sizeof *lt);
     ns_status st = NS_OK;
-    int loaded = 0;
-    for (; loaded < k; loaded++)
-        if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[idx[loaded]], err)) != NS_OK) break;
     /* fitted without the held-out problems' trajectories */
     ns_trajset rest = *train;
     rest.v = ns_xcalloc((size_t)train->n + 1, sizeof(ns_traj));
@@ -857,8 +842,6 @@ static ns_status try_fold(const ns_trajset *train, const char *domain_path, char
         ns_hwl_free(&chooser);
     }
     free(rest.v);
-    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
-    free(lt);
     return st;
 }
 
@@ -891,10 +874,16 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
         for (int i = 0; i < k; i++) idx[f * k + i] = sz[f == 0 ? i : k + (int)((long)i * span / k)].index;
     ns_hwl_choice table;
     memset(&table, 0, sizeof table);
+    ns_loaded_task *lt = ns_xcalloc((size_t)(k * folds), sizeof *lt); /* the held-out tasks, fold by fold */
+    int loaded = 0;
+    for (; loaded < k * folds && st == NS_OK; loaded++)
+        if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[idx[loaded]], err)) != NS_OK) break;
     /* h^FF's ties first, on every held-out problem: the searches below use them */
-    if (st == NS_OK) st = choose_ties(domain_path, problem_paths, idx, k * folds, co, &table, err);
+    if (st == NS_OK) choose_ties(lt, k * folds, co, &table);
     for (int f = 0; f < folds && st == NS_OK; f++)
-        st = try_fold(train, domain_path, problem_paths, idx + f * k, k, c, co, &table, err);
+        st = try_fold(train, problem_paths, idx + f * k, lt + f * k, k, c, co, &table, err);
+    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
+    free(lt);
     int best = 0; /* the first row unless a later one beats it */
     for (int q = 1; q < table.n; q++)
         if (beats(table.solved[q], table.evaluated[q], table.solved[best], table.evaluated[best])) best = q;
