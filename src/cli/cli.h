@@ -19,7 +19,8 @@ int cli_task_load(cli_task *ct, const char *domain_path, const char *problem_pat
 int cli_task_load_limited(cli_task *ct, const char *domain_path, const char *problem_path, const ns_ground_limits *lim);
 void cli_task_free(cli_task *ct);
 /* Takes the CPU seconds spent off *limit (0: none) and says whether any is
- * left: a spent limit sets up no search (its set-up reads no clock). */
+ * left: a spent limit sets up no search (a search reads the clock only between
+ * its set-up phases, each seconds long on millions of operators). */
 bool cli_limit_left(double *limit, double spent);
 
 /* Do two paths name the same file or directory? */

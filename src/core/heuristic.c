@@ -357,7 +357,7 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
         rh_pop(q, &key, &p);
         if ((uint32_t)pcost[p] < key) continue;
         if (p == h->goal_prop) return pcost[p];
-        h->pstat[p] = POPPED;
+        if (last) h->pstat[p] = POPPED; /* only the last-supporter ties read it */
         for (int k = precof_start[p]; k < precof_start[p + 1]; k++) {
             int o = precof[k];
             if (additive) oacc[o] += key;
