@@ -845,45 +845,80 @@ static ns_status try_fold(const ns_trajset *train, char *const *problem_paths, c
     return st;
 }
 
-/* ns_hwl_learn over the problem files problem_paths[0..n). */
-static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *problem_paths,
-                             int n, const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
+/* The held-out problems of ns_hwl_learn, the same for every set of training
+ * plans it learns from: fold f is paths[idx[f·k …]], loaded in lt[f·k …]; ties:
+ * h^FF's ties chosen on all of them (choose_ties), the rest of the table empty. */
+typedef struct heldout {
+    int k, folds;
+    int *idx;
+    ns_loaded_task *lt;
+    ns_hwl_choice ties;
+} heldout;
+
+static void heldout_free(heldout *ho, int loaded)
 {
-    /* at most half of the problems are held out at once, so the chooser has plans to learn from */
+    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&ho->lt[i]);
+    free(ho->lt);
+    free(ho->idx);
+    memset(ho, 0, sizeof *ho);
+}
+
+/* Picks, loads and chooses h^FF's ties on the held-out problems among
+ * paths[0..n): k = min(co->problems, n / 2) per fold (at most half, so the
+ * chooser has plans to learn from); ho->k == 0 when co makes no choice. */
+static ns_status heldout_open(heldout *ho, const char *domain_path, char *const *paths, int n,
+                              const ns_choose_opts *co, ns_error *err)
+{
+    memset(ho, 0, sizeof *ho);
     int k = co && co->problems > 0 ? (co->problems < n / 2 ? co->problems : n / 2) : 0;
-    if (k == 0) return ns_hwl_fit(h, train, c, err);
+    if (k == 0) return NS_OK;
     /* the problems by size, most objects first */
     sized_path *sz = ns_xcalloc((size_t)n, sizeof *sz);
-    ns_status st = NS_OK;
     ns_domain d;
-    bool dom_ok = (st = ns_domain_read(&d, domain_path, err)) == NS_OK;
+    ns_status st = ns_domain_read(&d, domain_path, err);
+    bool dom_ok = st == NS_OK;
     for (int i = 0; i < n && st == NS_OK; i++) {
         ns_problem p;
-        if ((st = ns_problem_read(&p, &d, problem_paths[i], err)) != NS_OK) break;
+        if ((st = ns_problem_read(&p, &d, paths[i], err)) != NS_OK) break;
         sz[i] = (sized_path){p.nobjects, i};
         ns_problem_free(&p);
     }
     if (dom_ok) ns_domain_free(&d);
-    if (st == NS_OK) qsort(sz, (size_t)n, sizeof *sz, by_size_desc);
+    if (st != NS_OK) {
+        free(sz);
+        return st;
+    }
+    qsort(sz, (size_t)n, sizeof *sz, by_size_desc);
     /* fold 1: the k largest; fold 2 (co->folds 2): k spread evenly over the larger
        half of the rest, when the rest has at least k — a candidate that does well
        on the largest alone may have been lucky in the model those were held out of */
     int span = (n - k) / 2 > k ? (n - k) / 2 : k, folds = co->folds > 1 && k + span <= n ? 2 : 1;
-    int *idx = ns_xcalloc((size_t)(k * folds), sizeof *idx); /* fold f: idx[f * k …] */
+    ho->k = k;
+    ho->folds = folds;
+    ho->idx = ns_xcalloc((size_t)(k * folds), sizeof *ho->idx);
     for (int f = 0; f < folds; f++)
-        for (int i = 0; i < k; i++) idx[f * k + i] = sz[f == 0 ? i : k + (int)((long)i * span / k)].index;
-    ns_hwl_choice table;
-    memset(&table, 0, sizeof table);
-    ns_loaded_task *lt = ns_xcalloc((size_t)(k * folds), sizeof *lt); /* the held-out tasks, fold by fold */
-    int loaded = 0;
-    for (; loaded < k * folds && st == NS_OK; loaded++)
-        if ((st = ns_task_load(&lt[loaded], domain_path, problem_paths[idx[loaded]], err)) != NS_OK) break;
-    /* h^FF's ties first, on every held-out problem: the searches below use them */
-    if (st == NS_OK) choose_ties(lt, k * folds, co, &table);
-    for (int f = 0; f < folds && st == NS_OK; f++)
-        st = try_fold(train, problem_paths, idx + f * k, lt + f * k, k, c, co, &table, err);
-    for (int i = 0; i < loaded; i++) ns_loaded_task_free(&lt[i]);
-    free(lt);
+        for (int i = 0; i < k; i++) ho->idx[f * k + i] = sz[f == 0 ? i : k + (int)((long)i * span / k)].index;
+    free(sz);
+    ho->lt = ns_xcalloc((size_t)(k * folds), sizeof *ho->lt);
+    for (int i = 0; i < k * folds; i++)
+        if ((st = ns_task_load(&ho->lt[i], domain_path, paths[ho->idx[i]], err)) != NS_OK) {
+            heldout_free(ho, i);
+            return st;
+        }
+    choose_ties(ho->lt, k * folds, co, &ho->ties); /* first: the searches below use them */
+    return NS_OK;
+}
+
+/* Fits h on train and chooses its WL iterations and search on ho's folds
+ * (plain ns_hwl_fit when ho holds none). */
+static ns_status learn_among(ns_hwl *h, const ns_trajset *train, char *const *problem_paths, const heldout *ho,
+                             const ns_hwl_config *c, const ns_choose_opts *co, ns_error *err)
+{
+    if (ho->k == 0) return ns_hwl_fit(h, train, c, err);
+    ns_status st = NS_OK;
+    ns_hwl_choice table = ho->ties;
+    for (int f = 0; f < ho->folds && st == NS_OK; f++)
+        st = try_fold(train, problem_paths, ho->idx + f * ho->k, ho->lt + f * ho->k, ho->k, c, co, &table, err);
     int best = 0; /* the first row unless a later one beats it */
     for (int q = 1; q < table.n; q++)
         if (beats(table.solved[q], table.evaluated[q], table.solved[best], table.evaluated[best])) best = q;
@@ -893,13 +928,11 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, const char *dom
         st = ns_hwl_fit(h, train, &cf, err);
     }
     if (st == NS_OK) {
-        table.problems = k * folds;
+        table.problems = ho->k * ho->folds;
         table.budget = co->budget;
         memcpy(table.algo, table.cand[best], sizeof table.algo);
         h->choice = table;
     }
-    free(idx);
-    free(sz);
     return st;
 }
 
@@ -913,12 +946,12 @@ static int chosen_row(const ns_hwl *h)
 
 /* learn_among on train; the result replaces *h (*taken) when its chosen row
  * beats h's, or when no choice is made. */
-static ns_status take_if_better(ns_hwl *h, const ns_trajset *train, const char *domain_path, char *const *paths, int n,
+static ns_status take_if_better(ns_hwl *h, const ns_trajset *train, char *const *paths, const heldout *ho,
                                 const ns_hwl_config *c, const ns_choose_opts *co, bool *taken, ns_error *err)
 {
     ns_hwl g;
     *taken = false;
-    ns_status st = learn_among(&g, train, domain_path, paths, n, c, co, err);
+    ns_status st = learn_among(&g, train, paths, ho, c, co, err);
     if (st != NS_OK) return st;
     int a = chosen_row(&g), b = chosen_row(h);
     if (a < 0 || b < 0 || beats(g.choice.solved[a], g.choice.evaluated[a], h->choice.solved[b], h->choice.evaluated[b])) {
@@ -938,17 +971,14 @@ ns_status ns_hwl_learn(ns_hwl *h, ns_trajset *train, const char *domain_path, co
     char *dirs[1] = {(char *)train_dir};
     char **paths = ns_problem_paths(dirs, 1, &n, err);
     if (!paths) return NS_ERR_IO;
-    bool choose = co && co->problems > 0, raw = false, has_raw = ns_trajset_has_raw(train);
-    ns_status st = learn_among(h, train, domain_path, paths, n, c, co, err);
-    if (st != NS_OK) {
-        for (int i = 0; i < n; i++) free(paths[i]);
-        free(paths);
-        return st;
-    }
-    if (choose && has_raw) { /* GBFS's plans as found, chosen on the same problems */
+    heldout ho;
+    ns_status st = heldout_open(&ho, domain_path, paths, n, co, err);
+    bool choose = ho.k > 0, raw = false, has_raw = ns_trajset_has_raw(train), fitted = false;
+    if (st == NS_OK) fitted = (st = learn_among(h, train, paths, &ho, c, co, err)) == NS_OK;
+    if (st == NS_OK && choose && has_raw) { /* GBFS's plans as found, chosen on the same problems */
         ns_trajset view;
         ns_trajset_raw_view(train, &view);
-        st = take_if_better(h, &view, domain_path, paths, n, c, co, &raw, err);
+        st = take_if_better(h, &view, paths, &ho, c, co, &raw, err);
         ns_trajset_view_free(&view);
     }
     const char *plans = !has_raw ? "" : raw ? "raw" : "shortened";
@@ -960,12 +990,13 @@ ns_status ns_hwl_learn(ns_hwl *h, ns_trajset *train, const char *domain_path, co
             ns_trajset view;
             if (raw) ns_trajset_raw_view(train, &view);
             bool boot;
-            st = take_if_better(h, raw ? &view : train, domain_path, paths, n, c, co, &boot, err);
+            st = take_if_better(h, raw ? &view : train, paths, &ho, c, co, &boot, err);
             if (boot && choose) snprintf(h->choice.plans, sizeof h->choice.plans, "%s%sbootstrap", plans, *plans ? "+" : "");
             if (raw) ns_trajset_view_free(&view);
         }
     }
-    if (st != NS_OK) ns_hwl_free(h);
+    if (st != NS_OK && fitted) ns_hwl_free(h);
+    heldout_free(&ho, ho.k * ho.folds);
     for (int i = 0; i < n; i++) free(paths[i]);
     free(paths);
     return st;
