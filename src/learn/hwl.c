@@ -122,23 +122,56 @@ static bool cholesky_factor(double *a, int n)
     return true;
 }
 
+/* y ← L⁻¹ y and y ← L⁻ᵀ y for the lower triangle L (n×n, row-major). */
+static void forward_sub(const double *a, double *y, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const double *ri = a + (size_t)i * (size_t)n;
+        double v = y[i];
+        for (int k = 0; k < i; k++) v -= ri[k] * y[k];
+        y[i] = v / ri[i];
+    }
+}
+
+static void back_sub(const double *a, double *y, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        double v = y[i];
+        for (int k = i + 1; k < n; k++) v -= a[(size_t)k * (size_t)n + (size_t)i] * y[k];
+        y[i] = v / a[(size_t)i * (size_t)n + (size_t)i];
+    }
+}
+
 /* Solves A x = b in place (A symmetric positive definite, lower triangle
  * used) by Cholesky; false when A is not positive definite. */
 static bool cholesky_solve(double *a, double *b, int n)
 {
     if (!cholesky_factor(a, n)) return false;
-    for (int i = 0; i < n; i++) { /* L y = b */
-        const double *ri = a + (size_t)i * (size_t)n;
-        double v = b[i];
-        for (int k = 0; k < i; k++) v -= ri[k] * b[k];
-        b[i] = v / ri[i];
-    }
-    for (int i = n - 1; i >= 0; i--) { /* Lᵀ x = y */
-        double v = b[i];
-        for (int k = i + 1; k < n; k++) v -= a[(size_t)k * (size_t)n + (size_t)i] * b[k];
-        b[i] = v / a[(size_t)i * (size_t)n + (size_t)i];
-    }
+    forward_sub(a, b, n);
+    back_sub(a, b, n);
     return true;
+}
+
+/* Z ← Z L⁻ᵀ for the m rows of Z (m×n, row-major): each row z becomes the
+ * solution of L x = z, blocked as cholesky_factor (the trailing columns
+ * updated by one product per block). */
+static void rows_forward_sub(const double *l, double *z, long m, int n)
+{
+    size_t ld = (size_t)n;
+    for (int k0 = 0; k0 < n; k0 += CHOL_BLOCK) {
+        int nb = n - k0 < CHOL_BLOCK ? n - k0 : CHOL_BLOCK, k1 = k0 + nb;
+        for (long r = 0; r < m; r++) {
+            double *zr = z + (size_t)r * ld;
+            for (int j = k0; j < k1; j++) {
+                const double *lj = l + (size_t)j * ld;
+                double v = zr[j];
+                for (int k = k0; k < j; k++) v -= zr[k] * lj[k];
+                zr[j] = v / lj[j];
+            }
+        }
+        if (k1 < n) /* Z[:, k1:] −= Z[:, k0:k1] L[k1:, k0:k1]ᵀ */
+            ns_dgemm(false, true, (int)m, n - k1, nb, -1.0, z + k0, n, l + (size_t)k1 * ld + k0, n, 1.0, z + k1, n);
+    }
 }
 
 double ns_hwl_predict(const ns_hwl *h, const float *phi)
@@ -343,17 +376,121 @@ static double row_dot(const sparse_rows *p, long r, const float *w)
     return v;
 }
 
+/* The squared-hinge ranking term's active set for w: the pairs w orders
+ * less than their margin apart; true when it changed. */
+static bool update_active(const sparse_rows *pairs, const float *w, bool *active)
+{
+    bool changed = false;
+    for (long r = 0; r < pairs->n; r++) {
+        bool v = row_dot(pairs, r, w) < pairs->y[r];
+        changed = changed || v != active[r];
+        active[r] = v;
+    }
+    return changed;
+}
+
+#define HWL_NEWTON_STEPS 30
+static ns_status singular(ns_error *err)
+{
+    return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
+                        "the normal equations are singular (give the ridge penalty a positive value)");
+}
+
+/* The active-set Newton steps with every step's system A + Σ_active μ x xᵀ
+ * assembled and factored anew: A = q->a, b = q->b (left as they are). */
+static ns_status newton_direct(const normal_eq *q, const sparse_rows *pairs, double mu, bool *active, float *w,
+                               ns_error *err)
+{
+    size_t nn = (size_t)q->n * (size_t)q->n;
+    normal_eq sys = *q;
+    sys.a = ns_xmalloc(nn * sizeof(double));
+    sys.b = ns_xmalloc((size_t)q->n * sizeof(double));
+    ns_status st = NS_OK;
+    for (int it = 0; it < HWL_NEWTON_STEPS; it++) {
+        memcpy(sys.a, q->a, nn * sizeof(double));
+        memcpy(sys.b, q->b, (size_t)q->n * sizeof(double));
+        for (long r = 0; r < pairs->n; r++)
+            if (active[r]) add_sparse_row(&sys, pairs, r, mu);
+        if (!cholesky_solve(sys.a, sys.b, sys.n)) {
+            st = singular(err);
+            break;
+        }
+        for (int j = 0; j < q->n; j++) w[j] = (float)sys.b[j];
+        if (!update_active(pairs, w, active)) break;
+    }
+    free(sys.a);
+    free(sys.b);
+    return st;
+}
+
+/* The same steps with A factored once, for fewer pairs than unknowns: with
+ * A = L Lᵀ and z_r = L⁻¹ √μ x_r, a step's system is L (I + Σ_S z_r z_rᵀ) Lᵀ,
+ * solved by Woodbury's identity through the pairs' Gram matrix Zᵀ Z (made
+ * once; a step factors its |S|×|S| part).  O(n³/3 + P n²) once and
+ * O(|S|³/3 + n²) a step, where the direct steps take O(n³/3) each.
+ * Destroys q->a (L) and q->b. */
+static ns_status newton_low_rank(normal_eq *q, const sparse_rows *pairs, double mu, bool *active, float *w,
+                                 ns_error *err)
+{
+    int n = q->n;
+    long P = pairs->n;
+    if (!cholesky_factor(q->a, n)) return singular(err);
+    double *z = ns_xcalloc((size_t)P * (size_t)n, sizeof(double)), sm = sqrt(mu);
+    for (long r = 0; r < P; r++)
+        for (long a = pairs->ptr[r]; a < pairs->ptr[r + 1]; a++)
+            z[(size_t)r * (size_t)n + (size_t)pairs->idx[a]] = sm * pairs->val[a];
+    rows_forward_sub(q->a, z, P, n);
+    double *g = ns_xmalloc((size_t)P * (size_t)P * sizeof(double));
+    ns_dgemm(false, true, (int)P, (int)P, n, 1.0, z, n, z, n, 0.0, g, (int)P);
+    forward_sub(q->a, q->b, n); /* c0 = L⁻¹ b */
+    double *c = ns_xmalloc((size_t)n * sizeof(double)), *m = ns_xmalloc((size_t)P * (size_t)P * sizeof(double));
+    double *u = ns_xmalloc((size_t)P * sizeof(double));
+    long *S = ns_xmalloc((size_t)P * sizeof(long));
+    for (int it = 0; it < HWL_NEWTON_STEPS; it++) {
+        long k = 0;
+        for (long r = 0; r < P; r++)
+            if (active[r]) S[k++] = r;
+        /* c = L⁻¹ (b + Σ_S μ y_r x_r) = c0 + Σ_S √μ y_r z_r */
+        memcpy(c, q->b, (size_t)n * sizeof(double));
+        for (long i = 0; i < k; i++) {
+            const double *zr = z + (size_t)S[i] * (size_t)n, f = sm * pairs->y[S[i]];
+            for (int j = 0; j < n; j++) c[j] += f * zr[j];
+        }
+        /* (I + Z_S Z_Sᵀ)⁻¹ c = c − Z_S (I + G_SS)⁻¹ Z_Sᵀ c */
+        for (long i = 0; i < k; i++) {
+            const double *zr = z + (size_t)S[i] * (size_t)n;
+            double v = 0;
+            for (int j = 0; j < n; j++) v += zr[j] * c[j];
+            u[i] = v;
+            for (long t = 0; t <= i; t++) m[i * k + t] = g[S[i] * P + S[t]] + (t == i);
+        }
+        if (k > 0 && !cholesky_solve(m, u, (int)k)) { /* I + G_SS is definite: only NaNs get here */
+            free(z), free(g), free(c), free(m), free(u), free(S);
+            return singular(err);
+        }
+        for (long i = 0; i < k; i++) {
+            const double *zr = z + (size_t)S[i] * (size_t)n;
+            for (int j = 0; j < n; j++) c[j] -= u[i] * zr[j];
+        }
+        back_sub(q->a, c, n);
+        for (int j = 0; j < n; j++) w[j] = (float)c[j];
+        if (!update_active(pairs, w, active)) break;
+    }
+    free(z), free(g), free(c), free(m), free(u), free(S);
+    return NS_OK;
+}
+
 /* Ridge regression in the primal: the normal equations of [φ, 1], (D+1)²
  * memory; with pairs (may be NULL), the squared-hinge ranking term by
  * active-set Newton steps: solve with the pairs violated by the last w
- * (all at first) until that set stops changing (at most 30 solves).  w has
- * room for dim + 1. */
+ * (all at first) until that set stops changing (at most 30 solves) —
+ * by low-rank updates of one factorisation when the pairs are fewer than
+ * the unknowns.  w has room for dim + 1. */
 static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double lambda, const sparse_rows *pairs,
                               double rank_weight, float *w, long *rows, ns_error *err)
 {
     normal_eq q = {h->dim + 1, NULL, NULL, NULL, 0};
-    size_t nn = (size_t)q.n * (size_t)q.n;
-    q.a = ns_xcalloc(nn, sizeof(double));
+    q.a = ns_xcalloc((size_t)q.n * (size_t)q.n, sizeof(double));
     q.b = ns_xcalloc((size_t)q.n, sizeof(double));
     q.nz = ns_xcalloc((size_t)q.n, sizeof(int));
     float *phi = ns_xcalloc((size_t)h->dim + 1, sizeof(float));
@@ -364,35 +501,14 @@ static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double l
     long np = pairs ? pairs->n : 0;
     bool *active = ns_xcalloc((size_t)np + 1, sizeof(bool));
     for (long r = 0; r < np; r++) active[r] = true;
-    normal_eq sys = q;
-    sys.a = np ? ns_xmalloc(nn * sizeof(double)) : q.a;
-    sys.b = np ? ns_xmalloc((size_t)q.n * sizeof(double)) : q.b;
-    for (int it = 0; st == NS_OK; it++) {
-        if (np) {
-            memcpy(sys.a, q.a, nn * sizeof(double));
-            memcpy(sys.b, q.b, (size_t)q.n * sizeof(double));
-            for (long r = 0; r < np; r++)
-                if (active[r]) add_sparse_row(&sys, pairs, r, rank_weight);
-        }
-        if (!cholesky_solve(sys.a, sys.b, sys.n)) {
-            st = ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0,
-                              "the normal equations are singular (give the ridge penalty a positive value)");
-            break;
-        }
-        for (int j = 0; j < q.n; j++) w[j] = (float)sys.b[j];
-        bool changed = false;
-        for (long r = 0; r < np; r++) {
-            bool v = row_dot(pairs, r, w) < pairs->y[r];
-            changed = changed || v != active[r];
-            active[r] = v;
-        }
-        if (!changed || it == 29) break;
+    if (st == NS_OK && np == 0) {
+        if (!cholesky_solve(q.a, q.b, q.n)) st = singular(err);
+        for (int j = 0; j < q.n && st == NS_OK; j++) w[j] = (float)q.b[j];
+    } else if (st == NS_OK) {
+        st = np < q.n ? newton_low_rank(&q, pairs, rank_weight, active, w, err)
+                      : newton_direct(&q, pairs, rank_weight, active, w, err);
     }
     *rows = q.rows;
-    if (np) {
-        free(sys.a);
-        free(sys.b);
-    }
     free(active);
     free(phi);
     free(q.a);
