@@ -248,16 +248,24 @@ static void sparse_rows_free(sparse_rows *r)
     free(r->y);
 }
 
-static double sparse_dot(const sparse_rows *r, long a, long b)
+/* The lower triangle of K = X Xᵀ (N×N, row-major) for the rows of r: row i
+ * scattered into a dense vector, each earlier row gathered against it
+ * (the same products, summed in the same order, as merging the two rows,
+ * without the merge's branches). */
+static void gram_lower(const sparse_rows *r, double *k)
 {
-    double v = 0;
-    long i = r->ptr[a], j = r->ptr[b];
-    while (i < r->ptr[a + 1] && j < r->ptr[b + 1]) {
-        if (r->idx[i] < r->idx[j]) i++;
-        else if (r->idx[i] > r->idx[j]) j++;
-        else v += (double)r->val[i++] * r->val[j++];
+    long N = r->n;
+    double *d = ns_xcalloc((size_t)r->dim, sizeof(double));
+    for (long i = 0; i < N; i++) {
+        for (long q = r->ptr[i]; q < r->ptr[i + 1]; q++) d[r->idx[q]] = r->val[q];
+        for (long j = 0; j <= i; j++) {
+            double v = 0;
+            for (long q = r->ptr[j]; q < r->ptr[j + 1]; q++) v += d[r->idx[q]] * r->val[q];
+            k[(size_t)i * (size_t)N + (size_t)j] = v;
+        }
+        for (long q = r->ptr[i]; q < r->ptr[i + 1]; q++) d[r->idx[q]] = 0;
     }
-    return v;
+    free(d);
 }
 
 /* Ridge regression with the bias unpenalised in the dual (N rows, K = X Xᵀ):
@@ -270,8 +278,7 @@ static bool solve_dual(const sparse_rows *r, double lambda, float *w)
     double *k = ns_xcalloc((size_t)N * (size_t)N, sizeof(double));
     double *mean = ns_xcalloc((size_t)N, sizeof(double));
     double all = 0, ybar = 0;
-    for (long i = 0; i < N; i++)
-        for (long j = 0; j <= i; j++) k[(size_t)i * (size_t)N + (size_t)j] = sparse_dot(r, i, j);
+    gram_lower(r, k);
     for (long i = 0; i < N; i++) {
         for (long j = 0; j < N; j++) mean[i] += i >= j ? k[(size_t)i * (size_t)N + (size_t)j] : k[(size_t)j * (size_t)N + (size_t)i];
         mean[i] /= (double)N;
