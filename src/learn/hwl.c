@@ -491,8 +491,9 @@ static ns_status newton_low_rank(normal_eq *q, const sparse_rows *pairs, double 
  * memory; with pairs (may be NULL), the squared-hinge ranking term by
  * active-set Newton steps: solve with the pairs violated by the last w
  * (all at first) until that set stops changing (at most 30 solves) —
- * by low-rank updates of one factorisation when the pairs are fewer than
- * the unknowns.  w has room for dim + 1. */
+ * by low-rank updates of one factorisation when the pairs are at most half
+ * the unknowns (then its memory, at most 2 (D+1)², is no more than the
+ * direct steps').  w has room for dim + 1. */
 static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double lambda, const sparse_rows *pairs,
                               double rank_weight, float *w, long *rows, ns_error *err)
 {
@@ -512,7 +513,7 @@ static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double l
         if (!cholesky_solve(q.a, q.b, q.n)) st = singular(err);
         for (int j = 0; j < q.n && st == NS_OK; j++) w[j] = (float)q.b[j];
     } else if (st == NS_OK) {
-        st = np < q.n ? newton_low_rank(&q, pairs, rank_weight, active, w, err)
+        st = 2 * np <= q.n ? newton_low_rank(&q, pairs, rank_weight, active, w, err)
                       : newton_direct(&q, pairs, rank_weight, active, w, err);
     }
     *rows = q.rows;

@@ -151,15 +151,16 @@ static void test_fit_is_ridge_optimum(void)
  * fit is the optimum of Σ (w·φ + b − y)² + μ Σ max(0, 1 − w·(φ(s') −
  * φ(s_{t+1})))² + λ‖w‖², the pairs re-derived here from γ independently
  * of the library's sampling: its gradient vanishes; and a larger μ leaves
- * a smaller ranking loss; with fewer ranking pairs than features and with
- * more (the two ways ns_hwl_fit solves it). */
+ * a smaller ranking loss; with ranking pairs at most half the features and
+ * with more (the two ways ns_hwl_fit solves it). */
 static void test_rank_is_optimum(void)
 {
     ns_trajset tr;
     if (!load(&tr, "train")) return;
-    /* 2 WL iterations: fewer pairs than features (the steps by low-rank
-       updates of one factorisation); none: more (each step factored anew) */
-    const int iters[2] = {2, 0};
+    /* 4 WL iterations: pairs at most half the features (the steps by
+       low-rank updates of one factorisation); none: more (each step
+       factored anew) */
+    const int iters[2] = {4, 0};
     bool fewer[2] = {false, false};
     for (int v = 0; v < 2; v++) {
         double hinge[2] = {0, 0};
@@ -218,7 +219,7 @@ static void test_rank_is_optimum(void)
                 ns_succgen_free(&sg);
             }
             CHECK(pairs > 0 && pairs == h.pairs);
-            fewer[v] = h.pairs < h.dim + 1;
+            fewer[v] = 2 * h.pairs <= h.dim + 1;
             CHECK(fabs((double)right / (double)pairs - h.pair_acc) < 1e-9);
             double worst = 0;
             for (int j = 0; j < D; j++) g[j] += 2 * c.lambda * h.w[j];
