@@ -528,7 +528,8 @@ static ns_status solve_primal(const ns_hwl *h, const ns_trajset *train, double l
 /* The largest system solved exactly: min(D + 1, N)² doubles. */
 #define HWL_MAX_SYSTEM 16384
 /* The most unknowns (D + 1) the ranking term's primal solves take: a few
- * seconds of Cholesky each (sokoban's 6,451: 31 s for the whole fit). */
+ * seconds of Cholesky each (sokoban's 6,451: 31 s for the whole fit, at
+ * stop 36, before the low-rank steps), 2 (D+1)² doubles of memory. */
 #define HWL_RANK_MAX_DIM 8192
 
 ns_status ns_hwl_fit(ns_hwl *h, const ns_trajset *train, const ns_hwl_config *c, ns_error *err)
