@@ -83,6 +83,21 @@ static void accumulate(void *ctx, const float *phi, double y)
     q->rows++;
 }
 
+/* Columns k0..k1 of the m rows z (leading dimension ld) solved against the
+ * diagonal block L[k0:k1, k0:k1] of l: z[j] ← (z[j] − Σ_{k0≤k<j} z[k] L[j][k]) / L[j][j]. */
+static void block_solve(const double *l, double *z, long m, int k0, int k1, size_t ld)
+{
+    for (long r = 0; r < m; r++) {
+        double *zr = z + (size_t)r * ld;
+        for (int j = k0; j < k1; j++) {
+            const double *lj = l + (size_t)j * ld;
+            double v = zr[j];
+            for (int k = k0; k < j; k++) v -= zr[k] * lj[k];
+            zr[j] = v / lj[j];
+        }
+    }
+}
+
 /* Factors the lower triangle of A (n×n, row-major) in place into L with
  * A = L Lᵀ, blocked: each diagonal block unblocked, the panel below it by
  * substitution, the trailing matrix updated by one product through BLAS
@@ -106,15 +121,7 @@ static bool cholesky_factor(double *a, int n)
                 ri[j] = v / rj[j];
             }
         }
-        for (int i = k1; i < n; i++) { /* the panel: row i of L[k1:, k0:k1] */
-            double *ri = a + (size_t)i * ld;
-            for (int j = k0; j < k1; j++) {
-                const double *rj = a + (size_t)j * ld;
-                double v = ri[j];
-                for (int k = k0; k < j; k++) v -= ri[k] * rj[k];
-                ri[j] = v / rj[j];
-            }
-        }
+        block_solve(a, a + (size_t)k1 * ld, n - k1, k0, k1, ld); /* the panel L[k1:, k0:k1] */
         if (k1 < n) /* A[k1:, k1:] −= P Pᵀ (the upper triangle is written too, and never read) */
             ns_dgemm(false, true, n - k1, n - k1, nb, -1.0, a + (size_t)k1 * ld + k0, n, a + (size_t)k1 * ld + k0,
                      n, 1.0, a + (size_t)k1 * ld + k1, n);
@@ -160,15 +167,7 @@ static void rows_forward_sub(const double *l, double *z, long m, int n)
     size_t ld = (size_t)n;
     for (int k0 = 0; k0 < n; k0 += CHOL_BLOCK) {
         int nb = n - k0 < CHOL_BLOCK ? n - k0 : CHOL_BLOCK, k1 = k0 + nb;
-        for (long r = 0; r < m; r++) {
-            double *zr = z + (size_t)r * ld;
-            for (int j = k0; j < k1; j++) {
-                const double *lj = l + (size_t)j * ld;
-                double v = zr[j];
-                for (int k = k0; k < j; k++) v -= zr[k] * lj[k];
-                zr[j] = v / lj[j];
-            }
-        }
+        block_solve(l, z, m, k0, k1, ld);
         if (k1 < n) /* Z[:, k1:] −= Z[:, k0:k1] L[k1:, k0:k1]ᵀ */
             ns_dgemm(false, true, (int)m, n - k1, nb, -1.0, z + k0, n, l + (size_t)k1 * ld + k0, n, 1.0, z + k1, n);
     }
@@ -430,7 +429,7 @@ static ns_status newton_direct(const normal_eq *q, const sparse_rows *pairs, dou
     return st;
 }
 
-/* The same steps with A factored once, for fewer pairs than unknowns: with
+/* The same steps with A factored once, for pairs at most half the unknowns: with
  * A = L Lᵀ and z_r = L⁻¹ √μ x_r, a step's system is L (I + Σ_S z_r z_rᵀ) Lᵀ,
  * solved by Woodbury's identity through the pairs' Gram matrix Zᵀ Z (made
  * once; a step factors its |S|×|S| part).  O(n³/3 + P n²) once and
