@@ -7,7 +7,8 @@
 #
 # Environment: LEVELS ("easy medium hard"), PROBLEMS (testing problem numbers,
 # e.g. "01 04 07"; default all 30 per level), TIME_LIMIT (60 s CPU per
-# problem), SOLVE_LIMIT (5 s per training problem), TRAIN_EVERY (1: every
+# problem), SOLVE_LIMIT (20 s per training search, a safety cap behind learn's
+# work budget), TRAIN_EVERY (1: every
 # training problem; 3: every third), PLANNERS ("hwl gbfs lama"; lama is Fast
 # Downward's lama-first and needs `pip install up-fast-downward`; nslama is
 # `nextstate solve --search lama`), OUT (results/ipc23), IPC

@@ -108,6 +108,7 @@ int cmd_learn(int argc, char **argv)
     long maxobj = 0;
     bool statics = true, json = false, quiet = false, optimal_only = false;
     double solve_limit = 60, solve_memory = 4096;
+    long solve_work = NS_TRAJ_SOLVE_WORK;
     ns_predictor_config c;
     ns_predictor_config_init(&c);
     bool hwl = true; /* the default: the best learned planner we have (README) */
@@ -156,6 +157,9 @@ int cmd_learn(int argc, char **argv)
         } else if (!strcmp(a, "--lr")) {
             if (!cli_parse_min("learn", a, v, 0, false, INFINITY, &c.lr)) return NS_ERR_USAGE;
             i++;
+        } else if (!strcmp(a, "--solve-work")) {
+            if (!cli_parse_range("learn", a, v, 0, LONG_MAX, &solve_work)) return NS_ERR_USAGE;
+            i++;
         } else if (!strcmp(a, "--solve-time-limit") || !strcmp(a, "--solve-memory-limit")) {
             double *dst = !strcmp(a, "--solve-time-limit") ? &solve_limit : &solve_memory;
             if (!cli_parse_min("learn", a, v, 0, false, INFINITY, dst)) return NS_ERR_USAGE;
@@ -193,8 +197,8 @@ int cmd_learn(int argc, char **argv)
 
     ns_error err;
     ns_trajset tr, va = {0};
-    ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .satisficing = !optimal_only,
-                       .memory_limit = (size_t)(solve_memory * 1048576.0)};
+    ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .max_work = solve_work,
+                       .satisficing = !optimal_only, .memory_limit = (size_t)(solve_memory * 1048576.0)};
     to.jobs = jobs >= 0 ? jobs : ns_traj_jobs(&to);
     int rc = 0;
     if (ns_trajset_load(&tr, pos[0], pos[1], &to, &err) != NS_OK) {
@@ -209,6 +213,10 @@ int cmd_learn(int argc, char **argv)
     if (!rc && !quiet && !json && (tr.unsolved || tr.satisficing))
         fprintf(stderr, "learn: %d training problems solved by no search in the limits (skipped), %d by GBFS-h^FF "
                         "(not optimal; shortened by plan neighbourhood search)\n", tr.unsolved, tr.satisficing);
+    if (!rc && !quiet && tr.time_capped)
+        fprintf(stderr, "learn: warning: on %d training problems a search stopped at --solve-time-limit (%g s) before "
+                        "its --solve-work budget: their plans, and the model, may differ on another machine\n",
+                tr.time_capped, solve_limit);
     if (hwl) {
         if (!rc) {
             hc.iterations = iterations;

@@ -96,12 +96,12 @@ int cmd_solve(int argc, char **argv)
         ns_buf_printf(&j,
                       ", \"search\": \"%s\", \"heuristic\": \"%s\", \"solved\": %s, \"status\": \"%s\", "
                       "\"plan_length\": %d, \"plan_cost\": %ld, \"expanded\": %ld, \"generated\": %ld, "
-                      "\"evaluated\": %ld, \"initial_h\": %d, \"atoms\": %d, \"operators\": %d, "
+                      "\"evaluated\": %ld, \"work\": %ld, \"initial_h\": %d, \"atoms\": %d, \"operators\": %d, "
                       "\"ground_seconds\": %.6f, \"seconds\": %.6f}\n",
                       ns_search_algo_name(o.algo), o.algo == NS_SEARCH_BFS ? "none" : o.algo == NS_SEARCH_LAMA ? "ff+lmcount" : ns_heuristic_name(o.heuristic),
                       r.status == NS_OK ? "true" : "false", ns_status_name(r.status), r.status == NS_OK ? r.plan_len : -1,
-                      r.status == NS_OK ? r.plan_cost : -1, r.expanded, r.generated, r.evaluated, r.init_h,
-                      ct.task.natoms, ct.task.nops, ct.ground_seconds, r.seconds);
+                      r.status == NS_OK ? r.plan_cost : -1, r.expanded, r.generated, r.evaluated, r.work,
+                      r.init_h, ct.task.natoms, ct.task.nops, ct.ground_seconds, r.seconds);
         fputs(j.data, stdout);
         ns_buf_free(&j);
     } else {

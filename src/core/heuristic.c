@@ -135,6 +135,7 @@ struct ns_heuristic {
     int nrplan;
     uint32_t stamp;
     bool last_supporter; /* ties between best supporters: the last reached wins */
+    long work;           /* steps of the explorations so far (ns_heuristic_work) */
     rheap q;
     size_t static_bytes;
 };
@@ -302,6 +303,8 @@ void ns_heuristic_free(ns_heuristic *h)
     free(h);
 }
 
+long ns_heuristic_work(const ns_heuristic *h) { return h->work; }
+
 size_t ns_heuristic_bytes(const ns_heuristic *h)
 {
     return h->kind == NS_H_BLIND ? sizeof *h : h->static_bytes + rh_bytes(&h->q);
@@ -317,6 +320,7 @@ static inline int sat_add(int64_t a, int64_t b)
 static void explore_init(ns_heuristic *h, const ns_word *s)
 {
     const int na = h->task->natoms;
+    h->work += h->np + h->no;
     for (int p = 0; p < h->np; p++) h->pcost[p] = INF_COST;
     memset(h->pstat, UNREACHED, (size_t)h->np);
     for (int o = 0; o < h->no; o++) h->unsat[o] = h->pre_start[o + 1] - h->pre_start[o];
@@ -357,6 +361,7 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
         rh_pop(q, &key, &p);
         if ((uint32_t)pcost[p] < key) continue;
         if (p == h->goal_prop) return pcost[p];
+        h->work += 1 + precof_start[p + 1] - precof_start[p];
         if (last) h->pstat[p] = POPPED; /* only the last-supporter ties read it */
         for (int k = precof_start[p]; k < precof_start[p + 1]; k++) {
             int o = precof[k];
@@ -442,6 +447,7 @@ static void lm_first_exploration(ns_heuristic *h, const ns_word *s)
         rh_pop(q, &key, &p);
         int pc = h->pcost[p];
         if ((uint32_t)pc < key) continue;
+        h->work += 1 + h->precof_start[p + 1] - h->precof_start[p];
         for (int k = h->precof_start[p]; k < h->precof_start[p + 1]; k++) {
             int o = h->precof[k];
             if (--h->unsat[o] != 0) continue;
@@ -479,6 +485,7 @@ static void lm_incremental(ns_heuristic *h, const int *cut, int ncut)
         rh_pop(q, &key, &p);
         int pc = h->pcost[p];
         if ((uint32_t)pc < key) continue;
+        h->work += 1 + h->precof_start[p + 1] - h->precof_start[p];
         for (int k = h->precof_start[p]; k < h->precof_start[p + 1]; k++) {
             int o = h->precof[k];
             if (h->osupp[o] != p) continue;
@@ -535,6 +542,7 @@ static int lm_second_exploration(ns_heuristic *h, const ns_word *s)
     stack[sp++] = h->pre_prop;
     while (sp) {
         int p = stack[--sp];
+        h->work += 1 + h->precof_start[p + 1] - h->precof_start[p];
         for (int k = h->precof_start[p]; k < h->precof_start[p + 1]; k++) {
             int o = h->precof[k];
             if (h->osupp[o] != p) continue;
@@ -578,6 +586,7 @@ static int eval_lmcut(ns_heuristic *h, const ns_word *s)
         for (int i = 0; i < ncut; i++) h->ocost[h->cut[i]] -= cut_cost;
         total += cut_cost;
         lm_incremental(h, h->cut, ncut);
+        h->work += h->np;
         for (int p = 0; p < h->np; p++)
             if (h->pstat[p] >= GOAL_ZONE) h->pstat[p] = REACHED;
     }
@@ -630,6 +639,8 @@ static int classical_eval(void *ctx, const ns_word *s, int *pref, int *npref)
 
 static size_t classical_bytes(const void *ctx) { return ns_heuristic_bytes(ctx); }
 
+static long classical_work(const void *ctx) { return ns_heuristic_work(ctx); }
+
 static void classical_free(void *ctx) { ns_heuristic_free(ctx); }
 
 void ns_heuristic_set_last_supporter(ns_heuristic *h, bool last) { h->last_supporter = last; }
@@ -643,9 +654,11 @@ void ns_evaluator_classical_ties(ns_evaluator *e, const ns_task *t, ns_heuristic
 {
     ns_heuristic *h = ns_heuristic_new(t, kind);
     ns_heuristic_set_last_supporter(h, last_supporter);
+    memset(e, 0, sizeof *e);
     e->ctx = h;
     e->eval = classical_eval;
     e->bytes = classical_bytes;
+    e->work = classical_work;
     e->free = classical_free;
 }
 

@@ -273,6 +273,7 @@ static ns_status run(lama *s)
         if (s->o->memory_limit && lama_bytes(s) > s->o->memory_limit) return NS_OUT_OF_MEMORY;
         if (over_time(s)) return NS_OUT_OF_TIME;
         if (s->o->max_evaluated > 0 && r->evaluated >= s->o->max_evaluated) return NS_INCOMPLETE;
+        if (s->o->max_work > 0 && s->ev->work && s->ev->work(s->ev->ctx) >= s->o->max_work) return NS_INCOMPLETE;
         cur = next_state(s);
         if (cur == NS_NO_STATE) return NS_UNSOLVABLE;
     }
@@ -336,6 +337,7 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
     /* the set-up (successor generator and order, h^FF: seconds on millions of
        operators) may have used the time limit: then no search */
     st = o->time_limit > 0 && ns_cpu_now() - s.cpu_start > o->time_limit ? NS_OUT_OF_TIME : run(&s);
+    r->work = s.ev->work ? s.ev->work(s.ev->ctx) : 0;
     free(s.ops), free(s.pff), free(s.pmark), free(s.state), free(s.accbuf);
     free(s.nodes), free(s.acc), free(s.E);
     for (int i = 0; i < 6; i++) hq_free(&s.q[i]);

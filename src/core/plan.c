@@ -308,13 +308,20 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline)
 typedef enum reach {
     REACH_DEPTH,  /* every layer up to the depth */
     REACH_CLOSED, /* a layer added no state: every reachable state is in */
-    REACH_CUT     /* max_bytes, max_states or the deadline stopped it */
+    REACH_CUT     /* max_bytes, max_states, max_work or the deadline stopped it */
 } reach;
 
+/* The work of expanding a state with na successors, in units of about one
+ * successor's CPU time: a state's own share (its successor generator run,
+ * its registry and queue entries) measured at ~40 successors' (blocksworld:
+ * ~3 us a state, ~0.08 us a successor; childsnack's states have thousands). */
+#define STATE_WORK(na) ((long)(na) + 40)
+
 /* Registers the plan's states and, layer by layer, every state within
- * `depth` steps of them, until max_bytes, max_states or the deadline. */
+ * `depth` steps of them, until max_bytes, max_states, max_work (the
+ * expansions' STATE_WORK; 0: none) or the deadline; *spent: the work. */
 static reach neighbourhood(const ns_task *t, const int *ops, int n, int depth, size_t max_bytes, uint32_t max_states,
-                           double deadline, ns_registry *r)
+                           long max_work, double deadline, ns_registry *r, long *spent)
 {
     const size_t W = (size_t)t->nwords;
     ns_succgen g;
@@ -331,6 +338,7 @@ static reach neighbourhood(const ns_task *t, const int *ops, int n, int depth, s
     uint32_t lo = 0, hi = r->n;
     bool stop = false;
     long work = 0;
+    *spent = 0;
     for (int d = 0; d < depth && !stop && lo < hi; d++, lo = hi, hi = r->n)
         for (uint32_t id = lo; id < hi && !stop; id++) {
             memcpy(s, ns_registry_get(r, id), W * sizeof *s); /* the registry may move as it grows */
@@ -340,7 +348,9 @@ static reach neighbourhood(const ns_task *t, const int *ops, int n, int depth, s
                 ns_registry_insert(r, nx, &fresh);
             }
             work += na + 1;
-            stop = ns_registry_bytes(r) > max_bytes || r->n > max_states || past_after(deadline, &work);
+            *spent += STATE_WORK(na);
+            stop = ns_registry_bytes(r) > max_bytes || r->n > max_states || (max_work > 0 && *spent >= max_work) ||
+                   past_after(deadline, &work);
         }
     free(app);
     free(s);
@@ -389,8 +399,10 @@ static qent heap_pop(minheap *h)
 /* The cheapest plan from the initial state (registered first) to a goal
  * state through r's states only (uniform-cost search; successors outside r
  * are left out), written to *plan (allocated) with its length returned;
- * -1 when there is none or the deadline passes first. */
-static int cheapest_inside(const ns_task *t, const ns_registry *r, double deadline, int **plan)
+ * -1 when there is none or max_work (as neighbourhood's; 0: none) or the
+ * deadline comes first.  *spent: the work. */
+static int cheapest_inside(const ns_task *t, const ns_registry *r, long max_work, double deadline, int **plan,
+                           long *spent)
 {
     uint32_t N = r->n;
     long *g = ns_xmalloc((size_t)N * sizeof *g);
@@ -406,10 +418,11 @@ static int cheapest_inside(const ns_task *t, const ns_registry *r, double deadli
     heap_push(&q, 0, 0);
     uint32_t goal = NS_NO_STATE;
     long work = 0;
+    *spent = 0;
     while (q.n && goal == NS_NO_STATE) {
         qent e = heap_pop(&q);
         if (e.g > g[e.id]) continue; /* a stale entry */
-        if (past_after(deadline, &work)) break;
+        if ((max_work > 0 && *spent >= max_work) || past_after(deadline, &work)) break;
         const ns_word *s = ns_registry_get(r, e.id); /* nothing is inserted: it stays put */
         if (ns_task_is_goal(t, s)) {
             goal = e.id;
@@ -417,6 +430,7 @@ static int cheapest_inside(const ns_task *t, const ns_registry *r, double deadli
         }
         int na = ns_succgen_applicable(&sg, s, app);
         work += na + 1;
+        *spent += STATE_WORK(na);
         for (int k = 0; k < na; k++) {
             ns_task_apply(t, app[k], s, nx);
             uint32_t j = ns_registry_find(r, nx);
@@ -450,11 +464,15 @@ static int cheapest_inside(const ns_task *t, const ns_registry *r, double deadli
 typedef struct grown {
     reach how;       /* REACH_CUT too for a plan left as it is because it is invalid */
     uint32_t states; /* in the neighbourhood */
+    long work;       /* of the growth and the search (STATE_WORK) */
 } grown;
 
-/* ns_plan_neighbourhood within max_states too. */
+/* ns_plan_neighbourhood within max_states too.  With max_work > 0 (the
+ * budget meant to bind; the deadline a safety cap) the growth gets a fifth of
+ * it and the search what the growth left; else a fifth of the time to the
+ * deadline goes to the growth. */
 static int search_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, uint32_t max_states,
-                                double deadline, grown *gr)
+                                long max_work, double deadline, grown *gr)
 {
     *gr = (grown){.how = REACH_CUT};
     if (n <= 0 || depth <= 0 || !ns_plan_ops_valid(t, ops, n)) return n;
@@ -462,12 +480,16 @@ static int search_neighbourhood(const ns_task *t, int *ops, int n, int depth, si
     ns_registry_init(&r, t->nwords);
     /* the search costs several times the growth (it expands every state,
        the growth all but the last layer): the growth gets a fifth of the
-       time left; a neighbourhood cut short still holds the plan's states */
-    double now = ns_cpu_now(), grow_until = deadline > 0 ? now + 0.2 * (deadline - now) : 0;
-    gr->how = neighbourhood(t, ops, n, depth, max_bytes, max_states, grow_until, &r);
+       budget or of the time left; a neighbourhood cut short still holds the
+       plan's states */
+    double now = ns_cpu_now(), grow_until = deadline > 0 && max_work <= 0 ? now + 0.2 * (deadline - now) : deadline;
+    long grew = 0, searched = 0;
+    gr->how = neighbourhood(t, ops, n, depth, max_bytes, max_states, max_work > 0 ? max_work / 5 + 1 : 0, grow_until,
+                            &r, &grew);
     gr->states = r.n;
     int *plan = NULL;
-    int len = cheapest_inside(t, &r, deadline, &plan);
+    int len = max_work > 0 && grew >= max_work ? -1 : cheapest_inside(t, &r, max_work > 0 ? max_work - grew : 0, deadline, &plan, &searched);
+    gr->work = grew + searched;
     /* (zero-cost operators could make a cheaper plan longer than ops holds) */
     if (len >= 0 && len <= n && ns_plan_ops_cost(t, plan, len) < ns_plan_ops_cost(t, ops, n)) {
         memcpy(ops, plan, sizeof *ops * (size_t)len);
@@ -481,21 +503,26 @@ static int search_neighbourhood(const ns_task *t, int *ops, int n, int depth, si
 int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline)
 {
     grown gr;
-    return search_neighbourhood(t, ops, n, depth, max_bytes, UINT32_MAX, deadline, &gr);
+    return search_neighbourhood(t, ops, n, depth, max_bytes, UINT32_MAX, 0, deadline, &gr);
 }
 
-int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes)
+int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes, long max_work)
 {
     n = ns_plan_eliminate(t, ops, n, deadline);
     if (deadline > 0 && (until <= 0 || until > deadline)) until = deadline;
+    if (max_work > 0) until = deadline; /* the budget binds; the deadline is a safety cap */
     double per_state = 0; /* CPU seconds per neighbourhood state (growth and search) at the last depth */
-    for (int depth = 1; depth <= 64 && (until <= 0 || ns_cpu_now() < until); depth *= 2) {
+    long used = 0;        /* work of the neighbourhoods so far */
+    for (int depth = 1; depth <= 64 && (until <= 0 || ns_cpu_now() < until) && (max_work <= 0 || used < max_work);
+         depth *= 2) {
         long before = ns_plan_ops_cost(t, ops, n);
-        double now = ns_cpu_now(), cap = until > 0 && per_state > 0 ? 0.3 * (until - now) / per_state : UINT32_MAX;
-        grown gr; /* capped so that the search, too, ends in the time left */
-        n = search_neighbourhood(t, ops, n, depth, max_bytes, cap < UINT32_MAX ? (uint32_t)cap : UINT32_MAX, until,
-                                 &gr);
+        double now = ns_cpu_now(), cap = UINT32_MAX;
+        if (max_work <= 0 && until > 0 && per_state > 0) cap = 0.3 * (until - now) / per_state;
+        grown gr; /* capped so that the search, too, ends in the budget or the time left */
+        n = search_neighbourhood(t, ops, n, depth, max_bytes, cap < UINT32_MAX ? (uint32_t)cap : UINT32_MAX,
+                                 max_work > 0 ? max_work - used : 0, until, &gr);
         per_state = (ns_cpu_now() - now) / (gr.states ? gr.states : 1);
+        used += gr.work;
         /* closed: the search saw every reachable state, so the plan is optimal;
            cut with the plan unchanged: a deeper neighbourhood grows the same
            layers in the same order, so only a larger limit could help, and

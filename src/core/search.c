@@ -352,7 +352,8 @@ static bool setup_spent(const search *s)
 
 static inline bool over_budget(const search *s, const ns_search_result *r)
 {
-    return s->o->max_evaluated > 0 && r->evaluated >= s->o->max_evaluated;
+    return (s->o->max_evaluated > 0 && r->evaluated >= s->o->max_evaluated) ||
+           (s->o->max_work > 0 && s->ev->work && s->ev->work(s->ev->ctx) >= s->o->max_work);
 }
 
 static inline int evaluate(search *s, const ns_word *st, int *pref, int *npref)
@@ -713,6 +714,7 @@ void ns_search_opts_default(ns_search_opts *o)
     o->heuristic = NS_H_LMCUT;
     o->time_limit = 0;
     o->max_evaluated = 0;
+    o->max_work = 0;
     o->memory_limit = 0;
     o->prune_irrelevant = true;
     o->preferred = true;
@@ -792,6 +794,7 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
         if (setup_spent(&s)) st = NS_OUT_OF_TIME;
         else if (o->algo == NS_SEARCH_LAZY) st = run_lazy(&s);
         else st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
+        r->work = s.ev->work ? s.ev->work(s.ev->ctx) : 0;
         free(s.pref);
         free(s.pmark);
         free(s.parena);

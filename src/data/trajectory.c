@@ -30,6 +30,7 @@ int ns_traj_states(const ns_task *t, const int *ops, int n, ns_word **states)
 typedef struct found {
     ns_status st;
     bool optimal;
+    bool time_capped; /* a search or the shortening stopped at the time limit (ns_traj's) */
     int *ops, n;     /* the plan (GBFS's shortened) */
     int *raw, raw_n; /* GBFS's plan as found when shortening changed it; else NULL */
     char msg[512];   /* why there is none, when found in a child process */
@@ -46,22 +47,28 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
     so.algo = NS_SEARCH_ASTAR;
     so.heuristic = NS_H_LMCUT;
     so.time_limit = o->time_limit;
+    so.max_work = o->max_work;
     so.memory_limit = o->memory_limit;
     ns_search_result r;
     ns_status st = ns_search(t, &so, &r);
-    if (o->satisficing && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY)) {
+    f->time_capped = st == NS_OUT_OF_TIME;
+    if (o->satisficing && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY || st == NS_INCOMPLETE)) {
         ns_search_result_free(&r);
         so.algo = NS_SEARCH_GBFS;
         so.heuristic = NS_H_FF;
         double t0 = ns_cpu_now();
         st = ns_search(t, &so, &r);
+        f->time_capped |= st == NS_OUT_OF_TIME;
         if (st == NS_OK) {
             f->optimal = false;
-            /* GBFS's plans wander: shortened in the same time limit, they make truer cost-to-go labels */
+            /* GBFS's plans wander: shortened (a budget of work; the same time limit as a safety cap), they make
+               truer cost-to-go labels */
             double until = o->time_limit > 0 ? t0 + o->time_limit : 0;
             int *raw = ns_xmalloc(sizeof(int) * (size_t)(r.plan_len + 1)), n0 = r.plan_len;
             memcpy(raw, r.plan, sizeof(int) * (size_t)n0);
-            r.plan_len = ns_plan_shorten(t, r.plan, r.plan_len, until, until, NS_TRAJ_SHORTEN_BYTES);
+            r.plan_len = ns_plan_shorten(t, r.plan, r.plan_len, until, until, NS_TRAJ_SHORTEN_BYTES,
+                                         NS_TRAJ_SHORTEN_WORK);
+            f->time_capped |= until > 0 && ns_cpu_now() >= until;
             if (r.plan_len < n0) {
                 f->raw = raw;
                 f->raw_n = n0;
@@ -72,6 +79,7 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
     }
     if (st != NS_OK) {
         ns_search_result_free(&r);
+        if (f->time_capped) st = NS_OUT_OF_TIME; /* (ns_trajset_load counts it) */
         return ns_error_set(err, st, path, 0, 0, "no %splan found (search status %d)", o->satisficing ? "" : "optimal ",
                             (int)st);
     }
@@ -147,6 +155,7 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
         it->raw_ops = f.raw;
         it->raw_n = f.raw_n;
         *optimal = f.optimal;
+        it->time_capped = f.time_capped;
     }
     return st;
 }
@@ -279,7 +288,7 @@ typedef struct presolve {
 static void put_ints(ns_buf *b, const int *v, int n) { ns_buf_put(b, v, sizeof *v * (size_t)n); }
 
 /* ns_forkmap's job i: names[i] loaded as a trajectory (load_one); out:
- * status, optimal, n, raw_n, the plan, the raw plan, then the error message. */
+ * status, optimal, n, raw_n, time_capped, the plan, the raw plan, then the error message. */
 static void presolve_one(void *ctx, int i, ns_buf *out)
 {
     const presolve *c = ctx;
@@ -290,8 +299,8 @@ static void presolve_one(void *ctx, int i, ns_buf *out)
     ns_traj it = {.path = path.data};
     bool optimal = true;
     ns_status st = load_one(&c->s->d, &it, NULL, c->o, &optimal, NULL, NULL, &err);
-    int n = st == NS_OK ? it.nstates - 1 : 0, head[4] = {(int)st, optimal, n, it.raw_n};
-    put_ints(out, head, 4);
+    int n = st == NS_OK ? it.nstates - 1 : 0, head[5] = {(int)st, optimal, n, it.raw_n, it.time_capped};
+    put_ints(out, head, 5);
     put_ints(out, it.ops, n);
     put_ints(out, it.raw_ops, it.raw_n);
     char msg[sizeof ((found *)0)->msg];
@@ -306,7 +315,7 @@ static void presolve_one(void *ctx, int i, ns_buf *out)
 static void presolve_read(const ns_buf *b, bool ok, const char *name, found *f)
 {
     memset(f, 0, sizeof *f);
-    int head[4];
+    int head[5];
     size_t at = sizeof head;
     if (ok && b->len >= at) {
         memcpy(head, b->data, sizeof head);
@@ -315,6 +324,7 @@ static void presolve_read(const ns_buf *b, bool ok, const char *name, found *f)
             f->optimal = head[1];
             f->n = head[2];
             f->raw_n = head[3];
+            f->time_capped = head[4];
             f->ops = ns_xmalloc(sizeof(int) * (size_t)(f->n + 1));
             memcpy(f->ops, b->data + at, sizeof(int) * (size_t)f->n);
             at += sizeof(int) * (size_t)f->n;
@@ -404,6 +414,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
                 st = load_one(&s->d, it, o->plan_dir ? pl.data : NULL, o, &optimal, fi ? take_found : NULL, fi, err);
                 if (fi && st == NS_OK) { /* the raw plan handed over too */
                     optimal = fi->optimal;
+                    it->time_capped = fi->time_capped;
                     it->raw_ops = fi->raw;
                     it->raw_n = fi->raw_n;
                     fi->raw = NULL;
@@ -412,9 +423,11 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             if (st == NS_OK) {
                 s->n++;
                 s->satisficing += !optimal;
+                s->time_capped += it->time_capped;
             } else {
                 if (o->satisficing && !o->plan_dir &&
-                    (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY || st == NS_UNSOLVABLE)) {
+                    (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY || st == NS_UNSOLVABLE || st == NS_INCOMPLETE)) {
+                    s->time_capped += st == NS_OUT_OF_TIME;
                     s->unsolved_paths = ns_xrealloc(s->unsolved_paths, sizeof(char *) * (size_t)(s->unsolved + 1));
                     s->unsolved_paths[s->unsolved++] = it->path;
                     it->path = NULL;

@@ -507,7 +507,7 @@ static void finish_plan(const ns_task *t, const ns_planner_opts *o, double t0, n
     if (r->status != NS_OK || !r->plan || o->raw_plan) return;
     double limit = o->time_limit > 0 ? t0 + o->time_limit : 0, now = ns_cpu_now();
     /* plan neighbourhood graph search for a quarter of the search's time (at least 0.05 s) */
-    int n = ns_plan_shorten(t, r->plan, r->plan_len, limit, now + fmax(0.05, 0.25 * (now - t0)), (size_t)256 << 20);
+    int n = ns_plan_shorten(t, r->plan, r->plan_len, limit, now + fmax(0.05, 0.25 * (now - t0)), (size_t)256 << 20, 0);
     r->eliminated = r->plan_len - n;
     r->plan_len = n;
 }

@@ -784,6 +784,48 @@ static void test_search_limits(void)
     free(prob);
 }
 
+/* A budget of heuristic work (max_work): A*-LM-cut, GBFS-h^FF and LAMA stop
+ * incomplete at the same state on every run (the counts are the same twice),
+ * after more work the larger the budget; without the budget A* solves it. */
+static void test_search_work_budget(void)
+{
+    char *prob = gripper_problem(8);
+    loaded L;
+    if (!load(&L, GRIPPER, prob)) {
+        CHECK(0);
+        free(prob);
+        return;
+    }
+    const ns_search_algo algos[] = {NS_SEARCH_ASTAR, NS_SEARCH_GBFS, NS_SEARCH_LAMA};
+    const ns_heuristic_kind hs[] = {NS_H_LMCUT, NS_H_FF, NS_H_FF};
+    const long first[] = {50000, 8000, 2000}; /* three budgets each, ×2 apart, under the work of a solution */
+    for (int k = 0; k < 3; k++) {
+        ns_search_opts o;
+        ns_search_opts_default(&o);
+        o.algo = algos[k];
+        o.heuristic = hs[k];
+        long prev = 0;
+        for (long budget = first[k]; budget <= 4 * first[k]; budget *= 2) {
+            o.max_work = budget;
+            ns_search_result a, b;
+            CHECK_EQ_INT(ns_search(&L.t, &o, &a), NS_INCOMPLETE);
+            CHECK_EQ_INT(ns_search(&L.t, &o, &b), NS_INCOMPLETE);
+            CHECK(a.evaluated == b.evaluated && a.expanded == b.expanded && a.generated == b.generated);
+            CHECK(a.evaluated > prev);
+            prev = a.evaluated;
+            ns_search_result_free(&a);
+            ns_search_result_free(&b);
+        }
+    }
+    ns_search_opts o;
+    ns_search_opts_default(&o);
+    ns_search_result r;
+    CHECK_EQ_INT(ns_search(&L.t, &o, &r), NS_OK);
+    ns_search_result_free(&r);
+    unload(&L);
+    free(prob);
+}
+
 static void test_search_deterministic(void)
 {
     char *prob = gripper_problem(5);
@@ -1027,7 +1069,8 @@ static void test_plan_eliminate(void)
  * neighbourhood deeper than the task's diameter gives A*-LM-cut's optimal
  * cost; depth 1 and 2 a valid plan never costlier; a past deadline or depth
  * 0 the plan as it was; an invalid plan is left alone.  ns_plan_shorten
- * (elimination, then depth 1, 2, 4, ..., 64) likewise. */
+ * (elimination, then depth 1, 2, 4, ..., 64) likewise, and with a state
+ * budget the same plan whatever the deadline. */
 static void test_plan_neighbourhood(void)
 {
     const char *doms[] = {LOGISTICS, GRIPPER, BLOCKS}, *probs[] = {LOGISTICS2, GRIPPER4, BLOCKS4};
@@ -1063,8 +1106,22 @@ static void test_plan_neighbourhood(void)
         CHECK(c == ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
         shortened += c < before;
         /* ns_plan_shorten on GBFS's raw plan: as it was past a deadline; unbounded, depth 64 reaches the optimum */
-        CHECK(ns_plan_shorten(&L.t, raw, rawlen, 1e-9, 1e-9, (size_t)1 << 30) == rawlen);
-        m = ns_plan_shorten(&L.t, raw, rawlen, 0, 0, (size_t)1 << 30);
+        CHECK(ns_plan_shorten(&L.t, raw, rawlen, 1e-9, 1e-9, (size_t)1 << 30, 0) == rawlen);
+        /* with a state budget the clock does not decide: the same plan with no
+           deadline and with a distant one, for a budget too small for the optimum and one large enough */
+        int *b1 = ns_xmalloc(sizeof(int) * (size_t)(rawlen + 1)), *b2 = ns_xmalloc(sizeof(int) * (size_t)(rawlen + 1));
+        for (long budget = 40; budget <= 4000000; budget *= 100000) {
+            memcpy(b1, raw, sizeof(int) * (size_t)rawlen);
+            memcpy(b2, raw, sizeof(int) * (size_t)rawlen);
+            int m1 = ns_plan_shorten(&L.t, b1, rawlen, 0, 0, (size_t)1 << 30, budget);
+            double far = ns_cpu_now() + 1000;
+            int m2 = ns_plan_shorten(&L.t, b2, rawlen, far, far, (size_t)1 << 30, budget);
+            CHECK(m1 == m2 && !memcmp(b1, b2, sizeof(int) * (size_t)m1) && plan_check(&L.t, b1, m1) >= 0);
+            if (budget > 40) CHECK(plan_check(&L.t, b1, m1) == ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
+        }
+        free(b1);
+        free(b2);
+        m = ns_plan_shorten(&L.t, raw, rawlen, 0, 0, (size_t)1 << 30, 0);
         CHECK(plan_check(&L.t, raw, m) == ns_plan_ops_cost(&L.t, o.plan, o.plan_len));
         free(raw);
         /* the goal-reaching plan without its last step: invalid, left as it is */
@@ -1098,7 +1155,7 @@ static void test_plan_neighbourhood_costs(void)
     CHECK_EQ_INT(m, 2);
     CHECK(p[0] == x && p[1] == z);
     int q[1] = {d};
-    CHECK_EQ_INT(ns_plan_shorten(&L.t, q, 1, 0, 0, (size_t)1 << 30), 1);
+    CHECK_EQ_INT(ns_plan_shorten(&L.t, q, 1, 0, 0, (size_t)1 << 30, 0), 1);
     CHECK(q[0] == d);
     unload(&L);
 }
@@ -1125,7 +1182,7 @@ static void test_shorten_keeps_time(void)
         for (int k = 0; k < 5; k++) plan[k] = op_named(&L.t, steps[k]);
         CHECK(L.t.nops >= 39000 && plan[0] >= 0 && plan[4] >= 0);
         double t0 = ns_cpu_now();
-        int n = ns_plan_shorten(&L.t, plan, 5, 0, t0 + 0.05, (size_t)1 << 30);
+        int n = ns_plan_shorten(&L.t, plan, 5, 0, t0 + 0.05, (size_t)1 << 30, 0);
         double spent = ns_cpu_now() - t0;
         printf("  %d ground actions: shortened 5 -> %d steps in %.3f s (budget 0.05 s)\n", L.t.nops, n, spent);
         CHECK(n == 3 && spent < 2.0); /* (the clock read once per 64 states: 25 s) */
@@ -1153,6 +1210,7 @@ int main(void)
     NS_RUN(test_search_no_fluents);
     NS_RUN(test_search_unsolvable);
     NS_RUN(test_search_limits);
+    NS_RUN(test_search_work_budget);
     NS_RUN(test_search_deterministic);
     NS_RUN(test_gbfs_preferred);
     NS_RUN(test_plan_eliminate);

@@ -90,7 +90,7 @@ static void test_evaluator_same_search(void)
         ns_search_result r0 = run(&g.t, NS_SEARCH_GBFS, NS_H_FF, NULL, pref);
         counting c = {{0}, 0, 0};
         ns_evaluator_classical(&c.inner, &g.t, NS_H_FF);
-        ns_evaluator ev = {&c, counting_eval, NULL, NULL, 1};
+        ns_evaluator ev = {&c, counting_eval, NULL, NULL, 1, NULL};
         ns_search_result r1 = run(&g.t, NS_SEARCH_GBFS, NS_H_BLIND, &ev, pref);
         CHECK_EQ_INT(r0.status, NS_OK);
         CHECK_EQ_INT(r1.status, NS_OK);
@@ -158,7 +158,7 @@ static prun pref_run(const ns_task *t, int every, size_t cache, size_t memory)
     p.c.nwords = t->nwords;
     p.c.every = every;
     ns_evaluator_classical(&p.n.inner, t, NS_H_FF);
-    ns_evaluator ev = {&p.n, counting_eval, NULL, NULL, 1};
+    ns_evaluator ev = {&p.n, counting_eval, NULL, NULL, 1, NULL};
     ns_search_opts o;
     ns_search_opts_default(&o);
     o.algo = NS_SEARCH_GBFS;
@@ -320,7 +320,7 @@ static void test_lazy_plans(void)
         for (int pref = 0; pref <= 1; pref++) {
             counting c = {{0}, 0, 0};
             ns_evaluator_classical(&c.inner, &g.t, NS_H_FF);
-            ns_evaluator ev = {&c, counting_eval, NULL, NULL, 1};
+            ns_evaluator ev = {&c, counting_eval, NULL, NULL, 1, NULL};
             ns_search_result r = run(&g.t, NS_SEARCH_LAZY, NS_H_FF, &ev, pref);
             CHECK_EQ_INT(r.status, NS_OK);
             CHECK(r.status == NS_OK && ns_plan_ops_valid(&g.t, r.plan, r.plan_len));

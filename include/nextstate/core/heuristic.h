@@ -56,6 +56,10 @@ typedef struct ns_evaluator {
     size_t (*bytes)(const void *ctx);
     void (*free)(void *ctx);
     int unit; /* keys per unit of cost (a learned heuristic's finer keys); 0 or 1: 1 */
+    /* The evaluations' work so far, in steps whose count does not depend on
+       the CPU (ns_heuristic_work); NULL: not counted (ns_search_opts' max_work
+       then does not apply). */
+    long (*work)(const void *ctx);
 } ns_evaluator;
 
 /* The classical heuristic `kind` as an evaluator (h^FF gives its helpful
@@ -68,6 +72,14 @@ void ns_evaluator_free(ns_evaluator *e);
 
 /* Bytes of scratch held (for memory limits). */
 size_t ns_heuristic_bytes(const ns_heuristic *h);
+
+/* The work of every evaluation so far: the relaxed explorations' steps (an
+ * atom taken from the queue or stack, with the operators it is a
+ * precondition of, and each pass's reset of atoms and operators).  Roughly
+ * proportional to CPU time, but the same on every machine: a budget of work
+ * (ns_search_opts' max_work) gives a search that stops at the same point
+ * everywhere. */
+long ns_heuristic_work(const ns_heuristic *h);
 
 /* Name <-> kind ("blind", "hmax", "hadd", "ff", "lmcut"); -1 if unknown. */
 int ns_heuristic_parse(const char *name);

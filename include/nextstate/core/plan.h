@@ -70,14 +70,19 @@ int ns_plan_eliminate(const ns_task *t, int *ops, int n, double deadline);
 int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t max_bytes, double deadline);
 
 /* The valid plan ops[0..n) shortened: action elimination (until deadline),
- * then plan neighbourhood graph search at depth 1, 2, 4, ..., 64 while the
- * CPU clock is before `until` (capped at deadline; both ns_cpu_now() values,
- * <= 0: none) within max_bytes of states each, each neighbourhood kept to
- * as many states as the last depth's CPU time per state lets it search in
- * 0.3 of the time left; it stops early when a neighbourhood holds every
+ * then plan neighbourhood graph search at depth 1, 2, 4, ..., 64 within
+ * max_bytes of states each; it stops early when a neighbourhood holds every
  * reachable state (the plan is then optimal) or is cut short without
- * improving the plan.  Returns the new length; the plan is never costlier
- * and stays valid. */
-int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes);
+ * improving the plan.  With max_work > 0 the neighbourhoods' growth and
+ * search together generate at most about max_work successors (a fifth of
+ * what is left for each growth): the result does not depend on the CPU's
+ * speed or load unless the deadline (a safety cap) comes first.  With
+ * max_work <= 0 time decides: depths are tried while the CPU clock is before
+ * `until` (capped at deadline; both ns_cpu_now() values, <= 0: none), each
+ * neighbourhood kept to as many states as the last depth's CPU time per state
+ * lets it search in 0.3 of the time left, its growth to a fifth of the time.
+ * Returns the new length; the plan is never costlier and stays valid. */
+int ns_plan_shorten(const ns_task *t, int *ops, int n, double deadline, double until, size_t max_bytes,
+                    long max_work);
 
 #endif

@@ -40,6 +40,11 @@ typedef struct ns_search_opts {
                                     evaluations are made (checked before each
                                     expansion); 0: none — a budget that, unlike
                                     time, gives the same result on every run */
+    long max_work;               /* the same for the heuristic's work (ns_evaluator's
+                                    work; not counted by evaluators without it):
+                                    a budget that, like max_evaluated, does not
+                                    depend on the CPU, but that tracks its time
+                                    across tasks of different sizes; 0: none */
     size_t memory_limit;         /* bytes of search data; 0: none */
     bool prune_irrelevant;       /* skip operators irrelevant to the goal
                                     (ns_task_relevant_ops); default true */
@@ -76,6 +81,7 @@ typedef struct ns_search_result {
     int plan_len;
     long plan_cost;
     long expanded, generated, evaluated;
+    long work;  /* the heuristic's work (ns_evaluator's work; 0 when not counted) */
     int init_h; /* heuristic value of the initial state (-1 for BFS) */
     double seconds;
 } ns_search_result;

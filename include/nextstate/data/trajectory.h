@@ -24,6 +24,8 @@ typedef struct ns_traj {
     int *ops;        /* the plan's operator ids [nstates − 1] */
     int *raw_ops;    /* [raw_n]: GBFS's plan as found, when ops is it shortened; else NULL */
     int raw_n;
+    bool time_capped; /* solved here, and a search or the shortening stopped at the time limit
+                         before its budget: the plan may differ on another machine */
 } ns_traj;
 
 typedef struct ns_trajset {
@@ -36,6 +38,8 @@ typedef struct ns_trajset {
     char **unsolved_paths; /* [unsolved]: their files */
     int satisficing; /* trajectories from GBFS, not optimal (satisficing mode) */
     int added;       /* trajectories appended by ns_trajset_add (not optimal) */
+    int time_capped; /* problems (solved or not) whose searches or shortening the time limit
+                        stopped before their budgets (ns_traj's time_capped) */
 } ns_trajset;
 
 /* A planner for ns_trajset_add: a plan for t as a malloc'ed array *ops of *n
@@ -46,12 +50,16 @@ typedef struct ns_traj_opts {
     const char *plan_dir; /* NULL: solve each problem optimally (A*-LM-cut); else
                              plan_dir/<name>.plan, and plan_dir/raw/<name>.plan as the
                              raw plan (raw_ops, checked valid) when there is one */
-    double time_limit;    /* per problem when solving; <= 0: none */
+    double time_limit;    /* per search when solving; <= 0: none.  With max_work a
+                             safety cap: the budgets, not the clock, should stop them */
+    long max_work;        /* when solving: the heuristic work of each search (ns_search_opts'
+                             max_work), the budget that makes the plans the same on every
+                             machine; 0: none (the time limit decides) */
     /* When solving: a problem A*-LM-cut does not solve within the limits
      * gets the plan of GBFS-h^FF (preferred operators) in the same limits
      * instead (satisficing, as IPC learners do), shortened by ns_plan_shorten
-     * in the same time limit again, and one neither solves is
-     * skipped (counted in `unsolved`) rather than an error. */
+     * (NS_TRAJ_SHORTEN_WORK; the time limit again as a safety cap), and one
+     * neither solves is skipped (counted in `unsolved`) rather than an error. */
     bool satisficing;
     size_t memory_limit; /* bytes of search data per search; 0: none */
     int jobs;            /* when solving: problems solved at once, each in a child process with
@@ -60,6 +68,15 @@ typedef struct ns_traj_opts {
 
 /* The states the shortening of a GBFS plan may hold (ns_plan_shorten's max_bytes). */
 #define NS_TRAJ_SHORTEN_BYTES ((size_t)256 << 20)
+/* The work its neighbourhoods may do together (ns_plan_shorten's max_work;
+ * 13-18 million a CPU second on the IPC 2023 training problems, so 3-5 s): a
+ * budget, not a time, so that the training plans, and the model learned from
+ * them, do not depend on the CPU's speed or load. */
+#define NS_TRAJ_SHORTEN_WORK 60000000L
+/* A default for ns_traj_opts' max_work: about 2-5 CPU seconds of A*-LM-cut on
+ * one core of a 2020s x86 CPU (250-470 million steps a second on the IPC 2023
+ * training problems; sokoban 160-190 million). */
+#define NS_TRAJ_SOLVE_WORK 1000000000L
 
 /* A default for o->jobs: the CPUs the physical memory allows, a problem
  * taking o->memory_limit plus NS_TRAJ_SHORTEN_BYTES (ns_forkmap_jobs). */
