@@ -27,8 +27,10 @@ static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, c
         ns_buf j;
         ns_buf_init(&j);
         ns_buf_printf(&j, "{\"model\": \"hwl\", \"encoder\": \"wl\", \"dim\": %d, \"train_problems\": %d, \"bootstrapped\": "
-                          "%d, \"training_plans\": \"%s\", \"train_rows\": %ld, \"val_problems\": %d, \"train_rmse\": ",
-                      h.dim, h.problems, tr->added, h.choice.plans, h.rows, va->n);
+                          "%d, \"unsolved\": %d, \"satisficing\": %d, \"time_capped\": %d, \"training_plans\": \"%s\", "
+                          "\"train_rows\": %ld, \"val_problems\": %d, \"train_rmse\": ",
+                      h.dim, h.problems, tr->added, tr->unsolved, tr->satisficing, tr->time_capped, h.choice.plans, h.rows,
+                      va->n);
         ns_json_put_num(&j, h.rmse);
         ns_buf_puts(&j, ", \"val_rmse\": ");
         ns_json_put_num(&j, val);

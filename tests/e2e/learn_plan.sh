@@ -35,6 +35,12 @@ grep -q "LSTM" "$TMP/err" || fail "guided with an LSTM: $(cat "$TMP/err")"
 # heuristic file is told apart from a predictor by its own description
 expect_exit 0 "$NS" learn "$D" "$TMP/train" --model hwl --lambda 0.5 -o "$TMP/h.model" --json --save-plans "$TMP/tp"
 grep -q '"model": "hwl"' "$TMP/out" || fail "learn hwl --json: $(cat "$TMP/out")"
+# the training searches stopped by their work budget, not the clock (none here: all solved optimally)
+grep -q '"unsolved": 0, "satisficing": 0, "time_capped": 0,' "$TMP/out" || fail "learn hwl --json counts: $(cat "$TMP/out")"
+# a budget of one step of work: every A*-LM-cut and GBFS search stops at once, none is a plan
+expect_exit 31 "$NS" learn "$D" "$TMP/train" --solve-work 1 -o "$TMP/h0.model"
+grep -q "no problem with a plan" "$TMP/err" || fail "learn --solve-work 1: $(cat "$TMP/err")"
+expect_exit 30 "$NS" learn "$D" "$TMP/train" --solve-work -1 -o "$TMP/h0.model"
 # the saved training plans, read back, give the same model without solving
 [ "$(ls "$TMP/tp" | wc -l)" -eq "$(ls "$TMP/train"/*.pddl | wc -l)" ] || fail "--save-plans: $(ls "$TMP/tp")"
 expect_exit 0 "$NS" learn "$D" "$TMP/train" --model hwl --lambda 0.5 -o "$TMP/h-again.model" --plans "$TMP/tp" --quiet
