@@ -58,6 +58,17 @@ int cli_embed_stats(const char *model, const char *domains, ns_prompt_layout lay
 /* `embed tokenize TEXT…` (cmd_embed_stats.c). */
 int cli_embed_tokenize(const char *model, bool json, int ntexts, const char *const *texts);
 int cmd_encode(int argc, char **argv);
+/* `learn`'s learned heuristic (cmd_learn_report.c): fitted with its choices on held-out training problems
+ * (ns_hwl_learn), written to out and reported; and a trained predictor's report. */
+struct ns_trajset;
+struct ns_hwl_config;
+struct ns_choose_opts;
+struct ns_predictor;
+struct ns_predictor_config;
+int cli_learn_hwl(struct ns_trajset *tr, const struct ns_trajset *va, const char *domain, const char *train_dir,
+                  const struct ns_hwl_config *hc, const struct ns_choose_opts *co, const char *out, bool json, bool quiet);
+void cli_learn_report(const struct ns_predictor *m, const struct ns_trajset *tr, const struct ns_trajset *va,
+                      const struct ns_predictor_config *cfg, const char *out, bool json, bool quiet);
 int cmd_featurize(int argc, char **argv);
 /* `featurize pca` (cmd_featurize_pca.c); argv[0] is "pca" */
 int cli_featurize_pca(int argc, char **argv);

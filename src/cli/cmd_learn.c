@@ -6,101 +6,20 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "nextstate/util/json.h"
 #include "nextstate/learn/hwl.h"
 #include "nextstate/learn/predictor.h"
 #include "nextstate/planner/planner.h"
 
-/* --model hwl: fits (choosing the algorithm on held-out training problems,
- * ns_hwl_learn), writes and reports the learned heuristic. */
-static int learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, const char *train_dir,
-                     const ns_hwl_config *hc, const ns_choose_opts *co, const char *out, bool json, bool quiet)
+/* What solving the training problems gave, on stderr. */
+static void say_solved(const ns_trajset *tr, bool json, double solve_limit)
 {
-    ns_error err;
-    ns_hwl h;
-    double t0 = ns_cpu_with_children(), val = NAN; /* (--jobs: the held-out problems are planned in children) */
-    if (ns_hwl_learn(&h, tr, domain, train_dir, hc, co, &err) != NS_OK) return cli_report(&err);
-    double secs = ns_cpu_with_children() - t0;
-    int rc = va->n > 0 && ns_hwl_rmse(&h, va, &val, &err) != NS_OK ? cli_report(&err) : 0;
-    if (!rc && ns_hwl_save(&h, out, &err) != NS_OK) rc = cli_report(&err);
-    if (!rc && json) {
-        ns_buf j;
-        ns_buf_init(&j);
-        ns_buf_printf(&j, "{\"model\": \"hwl\", \"encoder\": \"wl\", \"dim\": %d, \"train_problems\": %d, \"bootstrapped\": "
-                          "%d, \"unsolved\": %d, \"satisficing\": %d, \"time_capped\": %d, \"training_plans\": \"%s\", "
-                          "\"train_rows\": %ld, \"val_problems\": %d, \"train_rmse\": ",
-                      h.dim, h.problems, tr->added, tr->unsolved, tr->satisficing, tr->time_capped, h.choice.plans, h.rows,
-                      va->n);
-        ns_json_put_num(&j, h.rmse);
-        ns_buf_puts(&j, ", \"val_rmse\": ");
-        ns_json_put_num(&j, val);
-        ns_buf_puts(&j, ", \"algo\": ");
-        ns_json_put_str(&j, ns_planner_algo_name(ns_plan_heuristic_algo(&h, NS_PLAN_BEAM)));
-        ns_buf_puts(&j, ", \"choice\": [");
-        for (int i = 0; i < h.choice.n; i++) {
-            ns_buf_puts(&j, i ? ", {\"algo\": " : "{\"algo\": ");
-            ns_json_put_str(&j, h.choice.cand[i]);
-            ns_buf_printf(&j, ", \"iterations\": %d, \"solved\": %d, \"of\": %d, \"evaluated\": %ld}",
-                          h.choice.iter[i], h.choice.solved[i], h.choice.problems, h.choice.evaluated[i]);
-        }
-        ns_buf_printf(&j, "], \"ff_supporter\": \"%s\", \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ",
-                      h.choice.last_supporter ? "last" : "first", h.rank, h.pairs);
-        ns_json_put_num(&j, h.pair_acc);
-        ns_buf_printf(&j, ", \"seconds\": %.3f, \"output\": ", secs);
-        ns_json_put_str(&j, out);
-        ns_buf_puts(&j, "}\n");
-        fputs(j.data, stdout);
-        ns_buf_free(&j);
-    } else if (!rc && !quiet) {
-        char vs[64] = "", rs[96] = "", bs[96] = "";
-        if (tr->added || (co->bootstrap > 0 && tr->unsolved)) /* bootstrapping */
-            snprintf(bs, sizeof bs, "; %d more planned with h, %s", tr->added, h.problems == tr->n ? "kept" : "not kept");
-        if (va->n) snprintf(vs, sizeof vs, " (validation %d problems: %.3f)", va->n, val);
-        if (h.rank) snprintf(rs, sizeof rs, ", %ld ranking pairs (%.1f %% ordered right)", h.pairs, 100 * h.pair_acc);
-        else if (hc->rank) snprintf(rs, sizeof rs, ", no ranking term (%d features: too many for its solve)", h.dim);
-        fprintf(stderr, "learn: wl-hwl, D = %d, %d problems (%ld states; %s plans%s), h* RMSE %.3f%s%s; %.2f s; wrote %s\n",
-                h.dim, h.problems, h.rows, h.choice.plans[0] ? h.choice.plans : "solved", bs, h.rmse, vs, rs, secs, out);
-        if (h.choice.n) {
-            ns_buf b;
-            ns_buf_init(&b);
-            ns_hwl_choice_str(&h, &b);
-            fprintf(stderr, "learn: %s\n", b.data);
-            ns_buf_free(&b);
-        }
-    }
-    ns_hwl_free(&h);
-    return rc;
-}
-
-/* Reports a trained progress model (JSON line, or one line on stderr). */
-static void report_predictor(const ns_predictor *m, const ns_trajset *tr, const ns_trajset *va,
-                             const ns_predictor_config *cfg, const char *out, bool json, bool quiet)
-{
-    if (json) {
-        ns_buf j;
-        ns_buf_init(&j);
-        ns_buf_printf(&j, "{\"model\": \"%s\", \"mode\": \"%s\", \"encoder\": \"%s\", \"dim\": %d, ",
-                      ns_predictor_kind_name(m->kind), ns_predictor_mode_name(m->mode),
-                      ns_encoder_kind_name(m->enc.kind), m->dim);
-        ns_buf_printf(&j, "\"train_problems\": %d, \"train_rows\": %ld, \"val_problems\": %d, \"val_rows\": %ld, "
-                          "\"size\": %ld, \"best_epoch\": %d, \"best_val\": ",
-                      tr->n, m->train_rows, va->n, m->val_rows, ns_predictor_size(m), m->best_epoch);
-        ns_json_put_num(&j, m->best_val);
-        ns_buf_printf(&j, ", \"seed\": %llu, \"seconds\": %.3f, \"output\": ", (unsigned long long)cfg->seed,
-                      m->train_seconds);
-        ns_json_put_str(&j, out);
-        ns_buf_puts(&j, "}\n");
-        fputs(j.data, stdout);
-        ns_buf_free(&j);
-    } else if (!quiet) {
-        fprintf(stderr,
-                "learn: %s-%s-%s, D = %d, %d problems (%ld transitions), validation %d (%ld); "
-                "%s %d kept, validation loss %.5f; %ld %s; %.2f s; wrote %s\n",
-                ns_encoder_kind_name(m->enc.kind), ns_predictor_kind_name(m->kind), ns_predictor_mode_name(m->mode),
-                m->dim, tr->n, m->train_rows, va->n, m->val_rows, m->kind == NS_PREDICTOR_LSTM ? "epoch" : "rounds",
-                m->best_epoch, m->best_val, ns_predictor_size(m),
-                m->kind == NS_PREDICTOR_LSTM ? "parameters" : "rounds", m->train_seconds, out);
-    }
+    if (!json && (tr->unsolved || tr->satisficing))
+        fprintf(stderr, "learn: %d training problems solved by no search in the limits (skipped), %d by GBFS-h^FF "
+                        "(not optimal; shortened by plan neighbourhood search)\n", tr->unsolved, tr->satisficing);
+    if (tr->time_capped)
+        fprintf(stderr, "learn: warning: on %d training problems a search stopped at --solve-time-limit (%g s) before "
+                        "its --solve-work budget: their plans, and the model, may differ on another machine\n",
+                tr->time_capped, solve_limit);
 }
 
 int cmd_learn(int argc, char **argv)
@@ -212,13 +131,7 @@ int cmd_learn(int argc, char **argv)
         vo.plan_dir = val_plans;
         if (ns_trajset_load(&va, pos[0], val_dir, &vo, &err) != NS_OK) rc = cli_report(&err);
     }
-    if (!rc && !quiet && !json && (tr.unsolved || tr.satisficing))
-        fprintf(stderr, "learn: %d training problems solved by no search in the limits (skipped), %d by GBFS-h^FF "
-                        "(not optimal; shortened by plan neighbourhood search)\n", tr.unsolved, tr.satisficing);
-    if (!rc && !quiet && tr.time_capped)
-        fprintf(stderr, "learn: warning: on %d training problems a search stopped at --solve-time-limit (%g s) before "
-                        "its --solve-work budget: their plans, and the model, may differ on another machine\n",
-                tr.time_capped, solve_limit);
+    if (!rc && !quiet) say_solved(&tr, json, solve_limit);
     if (hwl) {
         if (!rc) {
             hc.iterations = iterations;
@@ -227,7 +140,7 @@ int cmd_learn(int argc, char **argv)
             co.bootstrap = optimal_only || co.bootstrap == 0 ? 0 : solve_limit; /* (--bootstrap) */
             co.bootstrap_memory = to.memory_limit;
             co.jobs = to.jobs;
-            rc = learn_hwl(&tr, &va, pos[0], pos[1], &hc, &co, out, json, quiet);
+            rc = cli_learn_hwl(&tr, &va, pos[0], pos[1], &hc, &co, out, json, quiet);
         } /* (with the plans bootstrapping found) */
         if (!rc && save_plans && ns_trajset_save_plans(&tr, save_plans, &err) != NS_OK) rc = cli_report(&err);
         ns_trajset_free(&tr);
@@ -250,7 +163,7 @@ int cmd_learn(int argc, char **argv)
         if (ns_predictor_train(&m, &spec, &tr, val_dir ? &va : NULL, &c, &err) != NS_OK) rc = cli_report(&err);
         else if (ns_predictor_save(&m, out, &err) != NS_OK) rc = cli_report(&err);
     }
-    if (!rc) report_predictor(&m, &tr, &va, &c, out, json, quiet);
+    if (!rc) cli_learn_report(&m, &tr, &va, &c, out, json, quiet);
     ns_predictor_free(&m);
     ns_encoder_spec_free(&spec);
     ns_trajset_free(&tr);
