@@ -488,7 +488,9 @@ static int search_neighbourhood(const ns_task *t, int *ops, int n, int depth, si
                             &r, &grew);
     gr->states = r.n;
     int *plan = NULL;
-    int len = max_work > 0 && grew >= max_work ? -1 : cheapest_inside(t, &r, max_work > 0 ? max_work - grew : 0, deadline, &plan, &searched);
+    int len = max_work > 0 && grew >= max_work
+                  ? -1
+                  : cheapest_inside(t, &r, max_work > 0 ? max_work - grew : 0, deadline, &plan, &searched);
     gr->work = grew + searched;
     /* (zero-cost operators could make a cheaper plan longer than ops holds) */
     if (len >= 0 && len <= n && ns_plan_ops_cost(t, plan, len) < ns_plan_ops_cost(t, ops, n)) {
