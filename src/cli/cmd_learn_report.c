@@ -40,8 +40,9 @@ int cli_learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, cons
             ns_buf_printf(&j, ", \"iterations\": %d, \"solved\": %d, \"of\": %d, \"evaluated\": %ld}",
                           h.choice.iter[i], h.choice.solved[i], h.choice.problems, h.choice.evaluated[i]);
         }
-        ns_buf_printf(&j, "], \"ff_supporter\": \"%s\", \"rank\": %d, \"pairs\": %ld, \"pair_accuracy\": ",
-                      h.choice.last_supporter ? "last" : "first", h.rank, h.pairs);
+        ns_buf_printf(&j, "], \"ff_supporter\": \"%s\", \"choice_time_capped\": %d, \"rank\": %d, \"pairs\": %ld, "
+                          "\"pair_accuracy\": ",
+                      h.choice.last_supporter ? "last" : "first", h.choice.time_capped, h.rank, h.pairs);
         ns_json_put_num(&j, h.pair_acc);
         ns_buf_printf(&j, ", \"seconds\": %.3f, \"output\": ", secs);
         ns_json_put_str(&j, out);

@@ -615,6 +615,7 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
         ns_buf_printf(&meta, ", \"ff_supporter\": \"%s\", \"ties_first\": [%d, %ld], \"ties_last\": [%d, %ld]",
                       h->choice.last_supporter ? "last" : "first", h->choice.ties_solved[0], h->choice.ties_evaluated[0],
                       h->choice.ties_solved[1], h->choice.ties_evaluated[1]);
+        ns_buf_printf(&meta, ", \"time_capped\": %d", h->choice.time_capped);
         ns_buf_puts(&meta, ", \"candidates\": [");
         for (int i = 0; i < h->choice.n; i++) {
             ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
@@ -713,6 +714,7 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
         strcpy(h->choice.algo, name);
         if (ns_json_get_int(pj, "problems", &v)) h->choice.problems = (int)v;
         if (ns_json_get_int(pj, "budget", &v)) h->choice.budget = (long)v;
+        if (ns_json_get_int(pj, "time_capped", &v)) h->choice.time_capped = (int)v;
         if (ns_json_get_str(pj, "training_plans", &name) && strlen(name) < sizeof h->choice.plans)
             strcpy(h->choice.plans, name);
         if (ns_json_get_str(pj, "ff_supporter", &name)) { /* absent (older files): the first */
@@ -770,6 +772,9 @@ void ns_hwl_choice_str(const ns_hwl *h, ns_buf *b)
                   c->ties_evaluated[0], c->ties_solved[1], c->ties_evaluated[1], c->budget);
     for (int i = 0; i < c->n; i++)
         ns_buf_printf(b, "%s %s/wl%d %d, %ld", i ? ";" : "", c->cand[i], c->iter[i], c->solved[i], c->evaluated[i]);
+    if (c->time_capped)
+        ns_buf_printf(b, " (warning: the time limit, not the budget, stopped %d of these runs: the choice may differ "
+                         "on another machine)", c->time_capped);
 }
 
 static int hwl_eval_fn(void *ctx, const ns_word *s, int *pref, int *npref)

@@ -762,6 +762,7 @@ static ns_status try_searches(const ns_hwl *fit, int iterations, const ns_loaded
         if (v[0] == NS_ERR_INPUT || v[0] == NS_ERR_USAGE)
             st = ns_error_set(err, (ns_status)v[0], NULL, 0, 0, "%s", out[j].data + sizeof v);
         t->solved[q0 + j / n] += v[0] == NS_OK;
+        t->time_capped += v[0] == NS_OUT_OF_TIME;
         t->evaluated[q0 + j / n] += v[0] == NS_OK ? v[1] : co->budget;
     }
     for (int j = 0; j < m * n; j++) ns_buf_free(&out[j]);
@@ -804,6 +805,7 @@ static void choose_ties(const ns_loaded_task *lt, int k, const ns_choose_opts *c
         long v[2] = {NS_OUT_OF_MEMORY, 0}; /* a child that died: unsolved */
         if (ok[j] && out[j].len >= sizeof v) memcpy(v, out[j].data, sizeof v);
         t->ties_solved[j / k] += v[0] == NS_OK;
+        t->time_capped += v[0] == NS_OUT_OF_TIME;
         t->ties_evaluated[j / k] += v[0] == NS_OK ? v[1] : co->budget;
         ns_buf_free(&out[j]);
     }

@@ -37,6 +37,7 @@ expect_exit 0 "$NS" learn "$D" "$TMP/train" --model hwl --lambda 0.5 -o "$TMP/h.
 grep -q '"model": "hwl"' "$TMP/out" || fail "learn hwl --json: $(cat "$TMP/out")"
 # the training searches stopped by their work budget, not the clock (none here: all solved optimally)
 grep -q '"unsolved": 0, "satisficing": 0, "time_capped": 0,' "$TMP/out" || fail "learn hwl --json counts: $(cat "$TMP/out")"
+grep -q '"choice_time_capped": 0,' "$TMP/out" || fail "learn hwl --json choice: $(cat "$TMP/out")"
 # a budget of one step of work: every A*-LM-cut and GBFS search stops at once, none is a plan
 expect_exit 31 "$NS" learn "$D" "$TMP/train" --solve-work 1 -o "$TMP/h0.model"
 grep -q "no problem with a plan" "$TMP/err" || fail "learn --solve-work 1: $(cat "$TMP/err")"

@@ -73,6 +73,8 @@ typedef struct ns_hwl_choice {
     bool last_supporter;
     int ties_solved[2];
     long ties_evaluated[2];
+    int time_capped; /* the runs of this table (searches and ties) that the time limit, not the budget,
+                        stopped: a choice that may differ on another machine when > 0 */
 } ns_hwl_choice;
 
 typedef struct ns_hwl {
