@@ -1013,7 +1013,7 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     static char *kwlist[] = {"domain", "train_dir", "model", "plans", "val_dir", "val_plans", "encoder", "mode",
                              "iterations", "statics", "lambda_", "lr", "epochs", "hidden", "layers", "batch", "seed",
                              "rounds", "depth", "threads", "max_objects", "solve_time_limit", "solve_memory_limit",
-                             "optimal_only", "cls", "rank", "choose", "bootstrap", "jobs", NULL};
+                             "optimal_only", "cls", "rank", "choose", "bootstrap", "jobs", "solve_work", NULL};
     const char *dom, *dir, *model = "hwl", *plans = NULL, *val_dir = NULL, *val_plans = NULL, *encs = "wl",
                                        *modes = NULL;
     ns_predictor_config c;
@@ -1023,16 +1023,18 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     int iterations = 2, statics = 1, maxobj = 0, optimal_only = 0, bootstrap = 0, jobs = 1;
     unsigned long long seed = c.seed;
     double solve_limit = 60, solve_memory = 4096;
+    long long solve_work = NS_TRAJ_SOLVE_WORK;
     PyObject *cls = NULL;
     ns_choose_opts co;
     ns_choose_opts_default(&co);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOiipi", kwlist, &dom, &dir, &model, &plans,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|szzzszipddiiiiKiiiiddpOiipiL", kwlist, &dom, &dir, &model, &plans,
                                      &val_dir, &val_plans, &encs, &modes, &iterations, &statics, &hc.lambda, &c.lr,
                                      &c.epochs, &c.hidden, &c.layers, &c.batch, &seed, &c.xgb.max_rounds,
                                      &c.xgb.max_depth, &c.xgb.nthread, &maxobj, &solve_limit, &solve_memory,
-                                     &optimal_only, &cls, &hc.rank, &co.problems, &bootstrap, &jobs))
+                                     &optimal_only, &cls, &hc.rank, &co.problems, &bootstrap, &jobs, &solve_work))
         return NULL;
-    if (hc.rank < 0 || co.problems < 0) return PyErr_Format(PyExc_ValueError, "rank and choose must be >= 0");
+    if (hc.rank < 0 || co.problems < 0 || solve_work < 0)
+        return PyErr_Format(PyExc_ValueError, "rank, choose and solve_work must be >= 0");
     if (!(solve_limit > 0) || !isfinite(solve_limit) || !(solve_memory > 0) || !isfinite(solve_memory)) /* as the CLI */
         return PyErr_Format(PyExc_ValueError, "solve_time_limit and solve_memory_limit must be > 0");
     bool hwl = !strcmp(model, "hwl");
@@ -1070,8 +1072,8 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     memset(&va, 0, sizeof va);
     ns_encoder_spec spec;
     memset(&spec, 0, sizeof spec);
-    ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .satisficing = !optimal_only,
-                       .memory_limit = (size_t)(solve_memory * 1048576.0)};
+    ns_traj_opts to = {.plan_dir = plans, .time_limit = solve_limit, .max_work = (long)solve_work,
+                       .satisficing = !optimal_only, .memory_limit = (size_t)(solve_memory * 1048576.0)};
     to.jobs = co.jobs = jobs >= 0 ? jobs : ns_traj_jobs(&to); /* as `learn` */
     ns_status st;
     double secs = 0, val = NAN;
@@ -1108,20 +1110,20 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     PyObject *info = NULL;
     if (st == NS_OK && hwl)
-        info = Py_BuildValue("{s:s,s:s,s:i,s:i,s:l,s:i,s:d,s:d,s:d,s:i,s:i,s:s,s:i,s:l}", "model", "hwl", "encoder",
-                             "wl", "dim", mo->h.dim, "train_problems", tr.n, "train_rows", mo->h.rows, "val_problems",
-                             va.n, "train_rmse", mo->h.rmse, "val_rmse", val, "seconds", secs, "unsolved",
-                             tr.unsolved, "satisficing", tr.satisficing, "algo",
-                             ns_planner_algo_name(ns_plan_heuristic_algo(&mo->h, NS_PLAN_BEAM)), "rank", mo->h.rank,
-                             "pairs", mo->h.pairs);
+        info = Py_BuildValue("{s:s,s:s,s:i,s:i,s:l,s:i,s:d,s:d,s:d,s:i,s:i,s:i,s:s,s:i,s:i,s:l}", "model", "hwl",
+                             "encoder", "wl", "dim", mo->h.dim, "train_problems", tr.n, "train_rows", mo->h.rows,
+                             "val_problems", va.n, "train_rmse", mo->h.rmse, "val_rmse", val, "seconds", secs,
+                             "unsolved", tr.unsolved, "satisficing", tr.satisficing, "time_capped", tr.time_capped,
+                             "algo", ns_planner_algo_name(ns_plan_heuristic_algo(&mo->h, NS_PLAN_BEAM)),
+                             "choice_time_capped", mo->h.choice.time_capped, "rank", mo->h.rank, "pairs", mo->h.pairs);
     else if (st == NS_OK)
-        info = Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:l,s:i,s:l,s:l,s:i,s:d,s:K,s:d,s:i,s:i}", "model",
+        info = Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:l,s:i,s:l,s:l,s:i,s:d,s:K,s:d,s:i,s:i,s:i}", "model",
                              ns_predictor_kind_name(mo->p.kind), "mode", ns_predictor_mode_name(mo->p.mode), "encoder",
                              ns_encoder_kind_name(mo->p.enc.kind), "dim", mo->p.dim, "train_problems", tr.n,
                              "train_rows", mo->p.train_rows, "val_problems", va.n, "val_rows", mo->p.val_rows, "size",
                              ns_predictor_size(&mo->p), "best_epoch", mo->p.best_epoch, "best_val", mo->p.best_val,
                              "seed", (unsigned long long)c.seed, "seconds", mo->p.train_seconds, "unsolved",
-                             tr.unsolved, "satisficing", tr.satisficing);
+                             tr.unsolved, "satisficing", tr.satisficing, "time_capped", tr.time_capped);
     ns_encoder_spec_free(&spec);
     ns_trajset_free(&tr);
     ns_trajset_free(&va);

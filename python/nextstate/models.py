@@ -123,12 +123,14 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
       rounds: int = 1000, depth: int = 8, threads: int = 1, max_objects: int = 0,
       solve_time_limit: float = 60.0, solve_memory_limit: float = 4096.0, optimal_only: bool = False,
       rank: int = 4, choose: int = 8, bootstrap: bool = False, jobs: Optional[int] = None,
-      return_info: bool = False) -> Any:
+      solve_work: int = 1_000_000_000, return_info: bool = False) -> Any:
     """Trains a model on the problems of ``train_dir`` (its *.pddl files
     other than domain.pddl), as ``nextstate learn``: each problem's plan is
     ``plans/<stem>.plan``, or — without ``plans`` — found by A*-LM-cut
-    within ``solve_time_limit`` s / ``solve_memory_limit`` MB, else by
-    GBFS-h^FF, shortened (``optimal_only``: an error instead); a problem
+    within ``solve_work`` steps of heuristic work (a budget, so the plans
+    and the model are the same on every machine; ``solve_time_limit`` s is
+    a safety cap) and ``solve_memory_limit`` MB, else by GBFS-h^FF,
+    shortened (``optimal_only``: an error instead); a problem
     neither solves is skipped, unless ``bootstrap`` (hwl: planned with the
     learned h in the same limits, the model learned again with those plans
     and kept when its held-out choice does better); ``jobs`` problems are
@@ -141,7 +143,8 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
     larger half of the rest), "xgb" or "lstm" (next-state
     predictors on ``encoder`` wl or fsf features, ``mode`` state or
     delta).  Returns a :class:`Model` whose ``train_info`` is what
-    ``learn --json`` prints (plus the unsolved and satisficing counts)."""
+    ``learn --json`` prints (plus the unsolved, satisficing and time-capped
+    counts)."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
     m, info = _core.learn(
@@ -151,7 +154,7 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
         int(epochs), int(hidden),
         int(layers), int(batch), int(seed), int(rounds), int(depth), int(threads), int(max_objects),
         float(solve_time_limit), float(solve_memory_limit), bool(optimal_only), Model, int(rank), int(choose),
-        bool(bootstrap), -1 if jobs is None else int(jobs))
+        bool(bootstrap), -1 if jobs is None else int(jobs), int(solve_work))
     m.train_info = info
     return m
 

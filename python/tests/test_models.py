@@ -32,6 +32,7 @@ def bw_task(tmp_path, blocks, seed):
 def test_learn_hwl_record(hwl):
     i = hwl.train_info
     assert i["model"] == "hwl" and i["train_problems"] == 5 and i["unsolved"] == 0
+    assert i["time_capped"] == 0 and i["choice_time_capped"] == 0  # the budgets, not the clock, stopped the searches
     assert i["train_rows"] > 5 + 5  # the states along five plans
     assert i["dim"] == hwl.info()["dim"] > 0 and i["train_rmse"] < 1
     assert hwl.kind == "hwl" and hwl.info()["domain_name"].startswith("blocksworld")
@@ -64,7 +65,7 @@ def test_plan_larger_problem(hwl, tmp_path):
         hwl.plan(small, algo="restart")
     with pytest.raises(ValueError):
         hwl.plan(small, fallback=1.0)  # a share of the time limit, below 1
-    for limits in ({"solve_time_limit": 0}, {"solve_memory_limit": -1}):
+    for limits in ({"solve_time_limit": 0}, {"solve_memory_limit": -1}, {"solve_work": -1}):
         with pytest.raises(ValueError):
             ns.learn(domain_file("blocksworld"), tmp_path, **limits)
 
