@@ -355,13 +355,17 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
     int64_t *oacc = h->oacc;
     const bool last = h->last_supporter;
     rheap *q = &h->q;
+    long work = 0; /* added to h->work on the way out (a local: no store per atom) */
     while (q->size) {
         uint32_t key;
         int p;
         rh_pop(q, &key, &p);
         if ((uint32_t)pcost[p] < key) continue;
-        if (p == h->goal_prop) return pcost[p];
-        h->work += 1 + precof_start[p + 1] - precof_start[p];
+        if (p == h->goal_prop) {
+            h->work += work;
+            return pcost[p];
+        }
+        work += 1 + precof_start[p + 1] - precof_start[p];
         if (last) h->pstat[p] = POPPED; /* only the last-supporter ties read it */
         for (int k = precof_start[p]; k < precof_start[p + 1]; k++) {
             int o = precof[k];
@@ -382,6 +386,7 @@ static int explore_maxadd(ns_heuristic *h, const ns_word *s, bool additive)
             }
         }
     }
+    h->work += work;
     return NS_H_INF;
 }
 
@@ -441,13 +446,14 @@ static void lm_first_exploration(ns_heuristic *h, const ns_word *s)
         h->osuppcost[o] = INF_COST;
     }
     rheap *q = &h->q;
+    long work = 0;
     while (q->size) {
         uint32_t key;
         int p;
         rh_pop(q, &key, &p);
         int pc = h->pcost[p];
         if ((uint32_t)pc < key) continue;
-        h->work += 1 + h->precof_start[p + 1] - h->precof_start[p];
+        work += 1 + h->precof_start[p + 1] - h->precof_start[p];
         for (int k = h->precof_start[p]; k < h->precof_start[p + 1]; k++) {
             int o = h->precof[k];
             if (--h->unsat[o] != 0) continue;
@@ -457,6 +463,7 @@ static void lm_first_exploration(ns_heuristic *h, const ns_word *s)
             for (int j = h->eff_start[o]; j < h->eff_start[o + 1]; j++) lm_enqueue(h, h->eff[j], tc);
         }
     }
+    h->work += work;
 }
 
 static void lm_update_supporter(ns_heuristic *h, int o)
@@ -479,13 +486,14 @@ static void lm_incremental(ns_heuristic *h, const int *cut, int ncut)
         int tc = sat_add(h->osuppcost[o], h->ocost[o]);
         for (int j = h->eff_start[o]; j < h->eff_start[o + 1]; j++) lm_enqueue(h, h->eff[j], tc);
     }
+    long work = 0;
     while (q->size) {
         uint32_t key;
         int p;
         rh_pop(q, &key, &p);
         int pc = h->pcost[p];
         if ((uint32_t)pc < key) continue;
-        h->work += 1 + h->precof_start[p + 1] - h->precof_start[p];
+        work += 1 + h->precof_start[p + 1] - h->precof_start[p];
         for (int k = h->precof_start[p]; k < h->precof_start[p + 1]; k++) {
             int o = h->precof[k];
             if (h->osupp[o] != p) continue;
@@ -500,6 +508,7 @@ static void lm_incremental(ns_heuristic *h, const int *cut, int ncut)
             }
         }
     }
+    h->work += work;
 }
 
 /* Marks p and, through zero-cost achievers' supporters, its plateau. */
@@ -540,9 +549,10 @@ static int lm_second_exploration(ns_heuristic *h, const ns_word *s)
     }
     h->pstat[h->pre_prop] = BEFORE_GOAL_ZONE;
     stack[sp++] = h->pre_prop;
+    long work = 0;
     while (sp) {
         int p = stack[--sp];
-        h->work += 1 + h->precof_start[p + 1] - h->precof_start[p];
+        work += 1 + h->precof_start[p + 1] - h->precof_start[p];
         for (int k = h->precof_start[p]; k < h->precof_start[p + 1]; k++) {
             int o = h->precof[k];
             if (h->osupp[o] != p) continue;
@@ -565,6 +575,7 @@ static int lm_second_exploration(ns_heuristic *h, const ns_word *s)
             }
         }
     }
+    h->work += work;
     return ncut;
 }
 
