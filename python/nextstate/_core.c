@@ -1023,7 +1023,7 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
     int iterations = 2, statics = 1, maxobj = 0, optimal_only = 0, bootstrap = 0, jobs = 1;
     unsigned long long seed = c.seed;
     double solve_limit = 60, solve_memory = 4096;
-    long long solve_work = NS_TRAJ_SOLVE_WORK;
+    long long solve_work = -1; /* -1: NS_TRAJ_SOLVE_WORK */
     PyObject *cls = NULL;
     ns_choose_opts co;
     ns_choose_opts_default(&co);
@@ -1033,8 +1033,9 @@ static PyObject *mod_learn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
                                      &c.xgb.max_depth, &c.xgb.nthread, &maxobj, &solve_limit, &solve_memory,
                                      &optimal_only, &cls, &hc.rank, &co.problems, &bootstrap, &jobs, &solve_work))
         return NULL;
-    if (hc.rank < 0 || co.problems < 0 || solve_work < 0)
+    if (hc.rank < 0 || co.problems < 0 || solve_work < -1)
         return PyErr_Format(PyExc_ValueError, "rank, choose and solve_work must be >= 0");
+    if (solve_work == -1) solve_work = NS_TRAJ_SOLVE_WORK;
     if (!(solve_limit > 0) || !isfinite(solve_limit) || !(solve_memory > 0) || !isfinite(solve_memory)) /* as the CLI */
         return PyErr_Format(PyExc_ValueError, "solve_time_limit and solve_memory_limit must be > 0");
     bool hwl = !strcmp(model, "hwl");

@@ -123,12 +123,13 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
       rounds: int = 1000, depth: int = 8, threads: int = 1, max_objects: int = 0,
       solve_time_limit: float = 60.0, solve_memory_limit: float = 4096.0, optimal_only: bool = False,
       rank: int = 4, choose: int = 8, bootstrap: bool = False, jobs: Optional[int] = None,
-      solve_work: int = 1_000_000_000, return_info: bool = False) -> Any:
+      solve_work: Optional[int] = None, return_info: bool = False) -> Any:
     """Trains a model on the problems of ``train_dir`` (its *.pddl files
     other than domain.pddl), as ``nextstate learn``: each problem's plan is
     ``plans/<stem>.plan``, or — without ``plans`` — found by A*-LM-cut
-    within ``solve_work`` steps of heuristic work (a budget, so the plans
-    and the model are the same on every machine; ``solve_time_limit`` s is
+    within ``solve_work`` steps of heuristic work (None: ``learn``'s default,
+    10**9; a budget, so the plans and the model are the same on every
+    machine; ``solve_time_limit`` s is
     a safety cap) and ``solve_memory_limit`` MB, else by GBFS-h^FF,
     shortened (``optimal_only``: an error instead); a problem
     neither solves is skipped, unless ``bootstrap`` (hwl: planned with the
@@ -147,6 +148,8 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
     counts)."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
+    if solve_work is not None and solve_work < 0:
+        raise ValueError("solve_work must be >= 0")
     m, info = _core.learn(
         os.fspath(domain), os.fspath(train_dir), model, None if plans is None else os.fspath(plans),
         None if val_dir is None else os.fspath(val_dir), None if val_plans is None else os.fspath(val_plans),
@@ -154,7 +157,7 @@ def learn(domain: PathLike, train_dir: PathLike, model: str = "hwl", plans: Opti
         int(epochs), int(hidden),
         int(layers), int(batch), int(seed), int(rounds), int(depth), int(threads), int(max_objects),
         float(solve_time_limit), float(solve_memory_limit), bool(optimal_only), Model, int(rank), int(choose),
-        bool(bootstrap), -1 if jobs is None else int(jobs), int(solve_work))
+        bool(bootstrap), -1 if jobs is None else int(jobs), -1 if solve_work is None else int(solve_work))
     m.train_info = info
     return m
 

@@ -79,7 +79,6 @@ static ns_status solve(const ns_task *t, const char *path, const ns_traj_opts *o
     }
     if (st != NS_OK) {
         ns_search_result_free(&r);
-        if (f->time_capped) st = NS_OUT_OF_TIME; /* (ns_trajset_load counts it) */
         return ns_error_set(err, st, path, 0, 0, "no %splan found (search status %d)", o->satisficing ? "" : "optimal ",
                             (int)st);
     }
@@ -149,13 +148,13 @@ static ns_status traj_plan(ns_traj *it, const char *plan_file, const ns_traj_opt
     }
     found f;
     ns_status st = solve(&it->t, it->path, o, &f, err);
+    it->time_capped = f.time_capped; /* (solved or not) */
     if (st == NS_OK) {
         it->ops = f.ops;
         *n = f.n;
         it->raw_ops = f.raw;
         it->raw_n = f.raw_n;
         *optimal = f.optimal;
-        it->time_capped = f.time_capped;
     }
     return st;
 }
@@ -408,13 +407,13 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             pp.data = NULL;
             bool optimal = true;
             found *fi = pre ? &pre[i] : NULL;
+            if (fi) it->time_capped = fi->time_capped;
             if (fi && fi->st != NS_OK) {
                 st = ns_error_set(err, fi->st, NULL, 0, 0, "%s", fi->msg);
             } else {
                 st = load_one(&s->d, it, o->plan_dir ? pl.data : NULL, o, &optimal, fi ? take_found : NULL, fi, err);
                 if (fi && st == NS_OK) { /* the raw plan handed over too */
                     optimal = fi->optimal;
-                    it->time_capped = fi->time_capped;
                     it->raw_ops = fi->raw;
                     it->raw_n = fi->raw_n;
                     fi->raw = NULL;
@@ -427,7 +426,7 @@ ns_status ns_trajset_load(ns_trajset *s, const char *domain_path, const char *pr
             } else {
                 if (o->satisficing && !o->plan_dir &&
                     (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY || st == NS_UNSOLVABLE || st == NS_INCOMPLETE)) {
-                    s->time_capped += st == NS_OUT_OF_TIME;
+                    s->time_capped += it->time_capped;
                     s->unsolved_paths = ns_xrealloc(s->unsolved_paths, sizeof(char *) * (size_t)(s->unsolved + 1));
                     s->unsolved_paths[s->unsolved++] = it->path;
                     it->path = NULL;

@@ -74,8 +74,8 @@ int ns_plan_neighbourhood(const ns_task *t, int *ops, int n, int depth, size_t m
  * max_bytes of states each; it stops early when a neighbourhood holds every
  * reachable state (the plan is then optimal) or is cut short without
  * improving the plan.  With max_work > 0 the neighbourhoods' growth and
- * search together generate at most about max_work successors (a fifth of
- * what is left for each growth): the result does not depend on the CPU's
+ * search together do at most about max_work work (successors generated
+ * plus 40 per expanded state; a fifth of what is left for each growth): the result does not depend on the CPU's
  * speed or load unless the deadline (a safety cap) comes first.  With
  * max_work <= 0 time decides: depths are tried while the CPU clock is before
  * `until` (capped at deadline; both ns_cpu_now() values, <= 0: none), each
