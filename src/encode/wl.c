@@ -680,6 +680,21 @@ static ns_status enc_fail(ns_wl_encoder *e, ns_error *err, const char *fmt, cons
     return ns_error_set(err, NS_ERR_INPUT, NULL, 0, 0, fmt, what);
 }
 
+/* The vocabulary has no colour for predicate `pred` (`goal`: of a goal) of
+ * the task's domain; the message names both domains when they differ (a
+ * model learned on another domain). */
+static ns_status lacks(ns_wl_encoder *e, ns_error *err, bool goal, const char *pred)
+{
+    const char *mine = e->vocab->domain_name ? e->vocab->domain_name : "", *theirs = e->task->domain->name;
+    char b[512];
+    if (theirs && *mine && strcmp(mine, theirs))
+        snprintf(b, sizeof b, "the model was learned on domain '%s', not '%s' (no %spredicate '%s' in its vocabulary)",
+                 mine, theirs, goal ? "goal " : "", pred);
+    else
+        snprintf(b, sizeof b, "the vocabulary lacks %spredicate '%s'", goal ? "goal " : "", pred);
+    return enc_fail(e, err, "WL: %s", b);
+}
+
 ns_status ns_wl_encoder_init(ns_wl_encoder *e, const ns_wl_vocab *v, const ns_task *t, const ns_wl_opts *opts,
                              ns_error *err)
 {
@@ -731,7 +746,7 @@ ns_status ns_wl_encoder_init(ns_wl_encoder *e, const ns_wl_vocab *v, const ns_ta
         const ns_atom *a = i < na ? &t->atoms[i] : &t->statics[i - na];
         int pc = e->pred_colour[a->pred];
         if (pc < 0 && (i < na || e->statics))
-            return enc_fail(e, err, "WL: the vocabulary lacks predicate '%s'", d->preds[a->pred].name);
+            return lacks(e, err, false, d->preds[a->pred].name);
         e->atom_colour[i] = pc < 0 ? -1 : ilg_colour(pc, NS_ILG_NON_GOAL);
         edges += 2 * a->nargs;
     }
@@ -764,7 +779,7 @@ ns_status ns_wl_encoder_init(ns_wl_encoder *e, const ns_wl_vocab *v, const ns_ta
             int pc = e->pred_colour[l->pred];
             if (pc < 0) {
                 ns_tupleset_free(&sidx);
-                return enc_fail(e, err, "WL: the vocabulary lacks goal predicate '%s'", d->preds[l->pred].name);
+                return lacks(e, err, true, d->preds[l->pred].name);
             }
             int g = e->ngoal++;
             e->goal_fluent[g] = ns_task_find_atom(t, l->pred, l->args, l->nargs);
