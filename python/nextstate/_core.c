@@ -918,12 +918,12 @@ static PyObject *model_plan(ModelObject *self, PyObject *args, PyObject *kw)
     int n = st == NS_OK && r.plan ? r.plan_len : 0;
     PyObject *plan = PyList_New(n);
     for (int i = 0; plan && i < n; i++) PyList_SET_ITEM(plan, i, PyLong_FromLong(r.plan[i]));
-    PyObject *out = plan ? Py_BuildValue("{s:s,s:O,s:N,s:i,s:s,s:i,s:l,s:l,s:i,s:O,s:d,s:d}", "status",
+    PyObject *out = plan ? Py_BuildValue("{s:s,s:O,s:N,s:i,s:s,s:i,s:l,s:l,s:i,s:O,s:l,s:d,s:d}", "status",
                                          ns_status_name(st), "solved", st == NS_OK ? Py_True : Py_False, "plan", plan,
                                          "plan_length", st == NS_OK ? r.plan_len : -1, "algo", name, "width", r.width,
                                          "expanded", r.expanded, "predictions", r.predictions, "eliminated",
-                                         r.eliminated, "classical", r.classical ? Py_True : Py_False, "seconds",
-                                         r.seconds, "model_seconds", r.model_seconds)
+                                         r.eliminated, "classical", r.classical ? Py_True : Py_False, "work",
+                                         r.work, "seconds", r.seconds, "model_seconds", r.model_seconds)
                          : NULL;
     ns_planner_result_free(&r);
     return out;

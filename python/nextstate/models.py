@@ -83,7 +83,8 @@ class Model(_core.Model):
         search for a quarter of the search's time; ``eliminated`` counts the
         steps dropped) unless ``raw_plan``.  Returns ``{status, solved, plan (operator ids),
         plan_length (-1 unsolved), plan_names, algo, width, expanded,
-        predictions, eliminated, classical, seconds, model_seconds}``; the plan is checked
+        predictions, eliminated, classical, work, seconds, model_seconds}`` (``work``: a learned
+        heuristic's searches' work, counted steps that are the same on every machine); the plan is checked
         against γ."""
         try:
             r = self._plan(task, algo, int(width), int(max_steps), float(time_limit), int(memory_limit),

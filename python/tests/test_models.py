@@ -43,6 +43,7 @@ def test_plan_larger_problem(hwl, tmp_path):
     r = hwl.plan(t, algo="guided", time_limit=30)  # 40 blocks from 2-6: eager GBFS on h solves it, LAMA's lazy search not in 30 s
     assert r["status"] == "solved" and r["solved"] and r["algo"] == "hwl+ff-preferred"
     assert r["classical"] is False  # the learned search's plan, not the classical fallback's
+    assert r["work"] > r["predictions"]  # counted: every evaluation costs steps
     assert r["plan_length"] == len(r["plan"]) > 40 and r["expanded"] > 0 and r["predictions"] > 0
     v = t.validate(r["plan"])
     assert v["valid"] and v["length"] == len(r["plan"])
@@ -94,7 +95,8 @@ def test_save_load_round_trip(hwl, tmp_path):
     t = bw_task(tmp_path, 30, 5)
     states = [t.initial_state()] + [s for _, s in t.successors(t.initial_state())]
     assert np.array_equal(hwl.h_batch(t, states), m.h_batch(t, states))
-    assert hwl.plan(t, time_limit=30)["plan"] == m.plan(t, time_limit=30)["plan"]
+    # the search's plan (the shortening after it is timed: under load it stops elsewhere)
+    assert hwl.plan(t, time_limit=30, raw_plan=True)["plan"] == m.plan(t, time_limit=30, raw_plan=True)["plan"]
     m.save(tmp_path / "m2.hwl")
     assert (tmp_path / "m2.hwl").read_bytes() == path.read_bytes()
 

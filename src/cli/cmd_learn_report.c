@@ -37,8 +37,8 @@ int cli_learn_hwl(ns_trajset *tr, const ns_trajset *va, const char *domain, cons
         for (int i = 0; i < h.choice.n; i++) {
             ns_buf_puts(&j, i ? ", {\"algo\": " : "{\"algo\": ");
             ns_json_put_str(&j, h.choice.cand[i]);
-            ns_buf_printf(&j, ", \"iterations\": %d, \"solved\": %d, \"of\": %d, \"evaluated\": %ld}",
-                          h.choice.iter[i], h.choice.solved[i], h.choice.problems, h.choice.evaluated[i]);
+            ns_buf_printf(&j, ", \"iterations\": %d, \"solved\": %d, \"of\": %d, \"evaluated\": %ld, \"work\": %ld}",
+                          h.choice.iter[i], h.choice.solved[i], h.choice.problems, h.choice.evaluated[i], h.choice.work[i]);
         }
         ns_buf_printf(&j, "], \"ff_supporter\": \"%s\", \"choice_time_capped\": %d, \"rank\": %d, \"pairs\": %ld, "
                           "\"pair_accuracy\": ",

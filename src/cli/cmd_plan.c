@@ -44,10 +44,10 @@ static void report_problem(const char *prob, const plan_out *out, const char *al
         ns_buf_printf(&j,
                       ", \"algo\": \"%s\", \"solved\": %s, \"status\": \"%s\", \"plan_length\": %d, "
                       "\"objects\": %d, \"width\": %d, \"expanded\": %ld, \"predictions\": %ld, "
-                      "\"eliminated\": %d, \"classical\": %s, \"seconds\": %.6f, \"model_seconds\": %.6f}\n",
+                      "\"eliminated\": %d, \"classical\": %s, \"work\": %ld, \"seconds\": %.6f, \"model_seconds\": %.6f}\n",
                       algo, st == NS_OK ? "true" : "false", ns_status_name(st),
                       st == NS_OK ? r->plan_len : -1, nobjects, r->width, r->expanded, r->predictions, r->eliminated,
-                      r->classical ? "true" : "false", r->seconds, r->model_seconds);
+                      r->classical ? "true" : "false", r->work, r->seconds, r->model_seconds);
         fputs(j.data, stdout);
         fflush(stdout);
         ns_buf_free(&j);

@@ -28,6 +28,7 @@ typedef struct hqueue {
     size_t nb, capb;
     size_t min, size, bytes;
     long base;
+    long work; /* buckets made, moved and passed over (a learned key's range can be wide) */
 } hqueue;
 
 static void hq_push(hqueue *q, int key, uint32_t e)
@@ -39,6 +40,7 @@ static void hq_push(hqueue *q, int key, uint32_t e)
         NS_GROW(q->b, q->capb, q->nb + up);
         memmove(q->b + up, q->b, q->nb * sizeof(fifo));
         memset(q->b, 0, up * sizeof(fifo));
+        q->work += (long)(up + q->nb);
         q->nb += up;
         q->min += up;
         q->base -= (long)up;
@@ -47,6 +49,7 @@ static void hq_push(hqueue *q, int key, uint32_t e)
     if (k >= q->nb) {
         NS_GROW(q->b, q->capb, k + 1);
         memset(q->b + q->nb, 0, (k + 1 - q->nb) * sizeof(fifo));
+        q->work += (long)(k + 1 - q->nb);
         q->nb = k + 1;
     }
     fifo *f = &q->b[k];
@@ -63,7 +66,9 @@ static void hq_push(hqueue *q, int key, uint32_t e)
 /* The first entry of the lowest key; q->size > 0. */
 static uint32_t hq_pop(hqueue *q)
 {
+    size_t min0 = q->min;
     while (q->b[q->min].head == q->b[q->min].n) q->min++;
+    q->work += (long)(q->min - min0);
     fifo *f = &q->b[q->min];
     uint32_t e = f->a[f->head++];
     if (f->head == f->n) f->head = f->n = 0;
@@ -338,6 +343,14 @@ ns_status ns_lama_search(const ns_task *t, const ns_search_opts *o, ns_search_re
        operators) may have used the time limit: then no search */
     st = o->time_limit > 0 && ns_cpu_now() - s.cpu_start > o->time_limit ? NS_OUT_OF_TIME : run(&s);
     r->work = s.ev->work ? s.ev->work(s.ev->ctx) : 0;
+    /* each evaluated state made and its landmarks progressed and counted (a
+       pass over them and their greedy-necessary orderings); its successors as
+       entries in 4 or 6 open lists, whose buckets count half a step each */
+    long per_state = NS_SEARCH_STATE_WORK + t->nwords + 3L * s.lms.n + (s.lms.gn_start ? s.lms.gn_start[s.lms.n] : 0);
+    long buckets = 0;
+    for (int i = 0; i < s.nq; i++) buckets += s.q[i].work;
+    r->total_work = r->work + (s.extra && s.extra->work ? s.extra->work(s.extra->ctx) : 0) + ns_search_setup_work(t) +
+                    s.lms.work + r->evaluated * per_state + r->generated * NS_SEARCH_ENTRY_WORK * s.nq / 4 + buckets / 2;
     free(s.ops), free(s.pff), free(s.pmark), free(s.state), free(s.accbuf);
     free(s.nodes), free(s.acc), free(s.E);
     for (int i = 0; i < 6; i++) hq_free(&s.q[i]);

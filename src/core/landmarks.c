@@ -45,6 +45,7 @@ typedef struct builder {
     size_t capreach;
     int *fa; /* scratch: first achievers of the landmark being processed */
     bool unsolvable;
+    long work; /* the explorations' (ns_landmarks' work) */
 } builder;
 
 /* CSR index atom -> ops from the ops' lists (pre when pre, else add). */
@@ -168,13 +169,16 @@ static void explore_without(builder *b, int id)
         b->cnt[o] = t->ops[o].npre;
         if (b->cnt[o] == 0 && b->excl[o] != b->stamp) fire(b, o, &qn);
     }
+    long work = 3L * t->natoms + t->nops; /* the resets and scans; the reached atoms' operators below */
     for (int qh = 0; qh < qn; qh++) {
         int a = b->queue[qh];
+        work += 1 + b->precof_start[a + 1] - b->precof_start[a];
         for (int j = b->precof_start[a]; j < b->precof_start[a + 1]; j++) {
             int o = b->precof[j];
             if (--b->cnt[o] == 0 && b->excl[o] != b->stamp) fire(b, o, &qn);
         }
     }
+    b->work += work;
 }
 
 /* The possible first achievers of landmark id after explore_without(id),
@@ -468,6 +472,7 @@ ns_status ns_landmarks_build(ns_landmarks *g, const ns_task *t, const ns_landmar
     g->task = t;
     g->n = (int)b.nlm;
     g->unsolvable = b.unsolvable;
+    g->work = b.work;
     uint8_t *keep = ns_xmalloc(b.nord + 1);
     memset(keep, 1, b.nord + 1);
     g->topo = ns_xmalloc(((size_t)g->n + 1) * sizeof(int));

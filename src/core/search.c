@@ -708,6 +708,13 @@ static ns_status run_lazy(search *s)
     return st;
 }
 
+long ns_search_setup_work(const ns_task *t)
+{
+    long n = t->natoms;
+    for (int o = 0; o < t->nops; o++) n += 1L + t->ops[o].npre + t->ops[o].nadd + t->ops[o].ndel;
+    return NS_SEARCH_SETUP_WORK * n;
+}
+
 void ns_search_opts_default(ns_search_opts *o)
 {
     o->algo = NS_SEARCH_ASTAR;
@@ -795,6 +802,10 @@ ns_status ns_search(const ns_task *t, const ns_search_opts *o, ns_search_result 
         else if (o->algo == NS_SEARCH_LAZY) st = run_lazy(&s);
         else st = run_best_first(&s, o->algo == NS_SEARCH_ASTAR);
         r->work = s.ev->work ? s.ev->work(s.ev->ctx) : 0;
+        /* eager: each generated state made; lazy: each evaluated one, its successors as entries */
+        long made = o->algo == NS_SEARCH_LAZY ? r->evaluated : r->generated + 1; /* the initial state too */
+        r->total_work = r->work + ns_search_setup_work(t) + made * (NS_SEARCH_STATE_WORK + t->nwords) +
+                        (o->algo == NS_SEARCH_LAZY ? r->generated * NS_SEARCH_ENTRY_WORK : 0);
         free(s.pref);
         free(s.pmark);
         free(s.parena);

@@ -1169,6 +1169,7 @@ static void inc_build(ns_wl_encoder *e)
     e->inc_chg = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
     e->inc_chg2 = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
     e->inc_valid = false;
+    e->work += 4L * (n + e->inc_off[n]) + D / 8; /* the graph's two passes and allocations */
 }
 
 static void inc_count(ns_wl_encoder *e, int c, int d)
@@ -1198,6 +1199,8 @@ static void inc_full(ns_wl_encoder *e, const ns_word *s)
     }
     memcpy(e->inc_state, s, sizeof(ns_word) * (size_t)e->task->nwords);
     e->inc_valid = true;
+    e->work += 2L * e->task->nwords + (long)(e->iterations + 1) * (nn + n) +
+               (long)e->iterations * (e->off[nn] + (long)NS_WL_LOOKUP_WORK * nn);
 }
 
 /* Node u's colour at layer t ≥ 1 from the table's layer t − 1 (u present). */
@@ -1241,9 +1244,12 @@ static bool inc_step(ns_wl_encoder *e, const ns_word *s)
 {
     const ns_task *t = e->task;
     const ns_word *r = e->inc_state;
-    int diff = 0;
-    for (int w = 0; w < t->nwords && diff <= WL_INC_LIMIT; w++) diff += __builtin_popcountll(r[w] ^ s[w]);
+    int diff = 0, w = 0;
+    for (; w < t->nwords && diff <= WL_INC_LIMIT; w++) /* no popcount call: the words that differ are few */
+        for (ns_word x = r[w] ^ s[w]; x; x &= x - 1) diff++;
+    e->work += w;
     if (diff > WL_INC_LIMIT) return false;
+    long work = 2L * t->nwords; /* the scan for the atoms changed, the state's copy */
     const ns_wl_vocab *v = e->vocab;
     int nobj = e->nobj, base = nobj + e->ngoal, nc = 0;
     int *chg = e->inc_chg, *next = e->inc_chg2;
@@ -1272,6 +1278,7 @@ static bool inc_step(ns_wl_encoder *e, const ns_word *s)
                 if (e->inc_mark[x] == stamp) continue;
                 e->inc_mark[x] = stamp;
                 bool present = e->inc_col[x] != WL_ABSENT; /* layer 0 holds presence */
+                work += present ? 1 + NS_WL_LOOKUP_WORK + (e->inc_off[x + 1] - e->inc_off[x]) / 2 : 1;
                 if (inc_set(e, l, x, present ? inc_colour(e, l, x) : WL_ABSENT)) next[nx++] = x;
             }
         }
@@ -1279,6 +1286,7 @@ static bool inc_step(ns_wl_encoder *e, const ns_word *s)
         chg = next, next = tmp, nc = nx;
     }
     memcpy(e->inc_state, s, sizeof(ns_word) * (size_t)t->nwords);
+    e->work += work;
     return true;
 }
 
@@ -1289,6 +1297,9 @@ static void inc_encode(ns_wl_encoder *e, const ns_word *s)
     if (!e->inc_valid || !inc_step(e, s)) inc_full(e, s);
     for (int t = 0; t <= e->iterations; t++)
         memcpy(e->objcol + (size_t)t * e->nobj, e->inc_col + (size_t)t * e->inc_n, sizeof(int) * (size_t)e->nobj);
+    /* the objects' colours copied; the counts' bitmap scanned (ns_wl_features: sequential words, mostly zero, about
+       a quarter of a step each) */
+    e->work += (long)(e->iterations + 1) * e->nobj / 8 + e->vocab->ncolours / 256;
 }
 
 int ns_wl_features(ns_wl_encoder *e, const ns_word *s, int *idx, float *val)

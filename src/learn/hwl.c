@@ -620,8 +620,8 @@ ns_status ns_hwl_save(const ns_hwl *h, const char *path, ns_error *err)
         for (int i = 0; i < h->choice.n; i++) {
             ns_buf_puts(&meta, i ? ", {\"algo\": " : "{\"algo\": ");
             ns_json_put_str(&meta, h->choice.cand[i]);
-            ns_buf_printf(&meta, ", \"iterations\": %d, \"solved\": %d, \"evaluated\": %ld}", h->choice.iter[i],
-                          h->choice.solved[i], h->choice.evaluated[i]);
+            ns_buf_printf(&meta, ", \"iterations\": %d, \"solved\": %d, \"evaluated\": %ld, \"work\": %ld}",
+                          h->choice.iter[i], h->choice.solved[i], h->choice.evaluated[i], h->choice.work[i]);
         }
         ns_buf_puts(&meta, "]}");
     }
@@ -741,6 +741,7 @@ ns_status ns_hwl_load(ns_hwl *h, const char *path, ns_error *err)
             if (ns_json_get_int(x, "iterations", &v)) h->choice.iter[k] = (int)v;
             if (ns_json_get_int(x, "solved", &v)) h->choice.solved[k] = (int)v;
             if (ns_json_get_int(x, "evaluated", &v)) h->choice.evaluated[k] = (long)v;
+            if (ns_json_get_int(x, "work", &v)) h->choice.work[k] = (long)v; /* absent (older files): 0 */
         }
     }
 out:
@@ -759,6 +760,7 @@ typedef struct hwl_eval {
     int *idx;         /* a sparse row of φ(s): only its nonzeros are read, */
     float *val, *phi; /* so an evaluation costs O(nnz), not O(dim) */
     ns_heuristic *ff; /* helpful actions (NULL: none) */
+    long work;        /* the dot products' (the encoder and h^FF count their own) */
 } hwl_eval;
 
 void ns_hwl_choice_str(const ns_hwl *h, ns_buf *b)
@@ -767,11 +769,12 @@ void ns_hwl_choice_str(const ns_hwl *h, ns_buf *b)
     ns_buf_printf(b,
                   "plans with --algo %s on %d WL iterations and h^FF's ties to the %s supporter, chosen on %d held-out "
                   "training problems (LAMA-first, solved and evaluations: first %d, %ld; last %d, %ld; then solved, "
-                  "evaluations within %ld each):",
+                  "evaluations and millions of steps of work, within %ld evaluations each):",
                   c->algo, h->enc.wl.iterations, c->last_supporter ? "last" : "first", c->problems, c->ties_solved[0],
                   c->ties_evaluated[0], c->ties_solved[1], c->ties_evaluated[1], c->budget);
     for (int i = 0; i < c->n; i++)
-        ns_buf_printf(b, "%s %s/wl%d %d, %ld", i ? ";" : "", c->cand[i], c->iter[i], c->solved[i], c->evaluated[i]);
+        ns_buf_printf(b, "%s %s/wl%d %d, %ld, %.1f", i ? ";" : "", c->cand[i], c->iter[i], c->solved[i], c->evaluated[i],
+                      (double)c->work[i] / 1e6);
     if (c->time_capped)
         ns_buf_printf(b, " (warning: the time limit, not the budget, stopped %d of these runs: the choice may differ "
                          "on another machine)", c->time_capped);
@@ -788,10 +791,19 @@ static int hwl_eval_fn(void *ctx, const ns_word *s, int *pref, int *npref)
     int nnz = ns_encoder_sparse(&x->enc, s, x->idx, x->val, x->phi);
     double v = x->h->w[x->h->dim];
     for (int k = 0; k < nnz; k++) v += (double)x->h->w[x->idx[k]] * x->val[k];
+    x->work += 1 + nnz;
     /* not clamped at 0: on problems larger than the training ones w·φ + b
        goes below 0, and ties there made GBFS breadth-first (spanner) */
     v = v * HWL_SCALE + HWL_KEY_ZERO;
     return v <= 0 ? 0 : v >= (double)(NS_H_INF - 1) ? NS_H_INF - 1 : (int)lround(v);
+}
+
+/* The evaluations' work: the WL encodings', the dot products' and h^FF's
+ * (ns_evaluator's work). */
+static long hwl_eval_work(const void *ctx)
+{
+    const hwl_eval *x = ctx;
+    return x->work + (x->enc.spec->kind == NS_ENCODER_WL ? x->enc.wl.work : 0) + (x->ff ? ns_heuristic_work(x->ff) : 0);
 }
 
 static size_t hwl_eval_bytes(const void *ctx)
@@ -832,6 +844,7 @@ ns_status ns_hwl_evaluator(ns_evaluator *e, const ns_hwl *h, const ns_task *t, b
     e->eval = hwl_eval_fn;
     e->bytes = hwl_eval_bytes;
     e->free = hwl_eval_free;
+    e->work = hwl_eval_work;
     e->unit = (int)HWL_SCALE;
     return NS_OK;
 }

@@ -629,8 +629,11 @@ ns_status ns_plan_heuristic(const ns_hwl *h, const ns_task *t, const ns_planner_
     }
     r->expanded = sr.expanded; /* the learned search's */
     r->predictions = sr.evaluated;
-    if (fallback && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY))
+    r->work = sr.total_work;
+    if (fallback && (st == NS_OUT_OF_TIME || st == NS_OUT_OF_MEMORY)) {
         st = classical(t, o, t0, h->choice.last_supporter, r, &sr);
+        r->work += sr.total_work;
+    }
     if (st == NS_OK) {
         r->plan = ns_xcalloc((size_t)sr.plan_len + 1, sizeof(int));
         memcpy(r->plan, sr.plan, sizeof(int) * (size_t)sr.plan_len);
@@ -655,15 +658,18 @@ ns_planner_algo ns_plan_heuristic_algo(const ns_hwl *h, ns_planner_algo requeste
 const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES] = {NS_PLAN_LAMA, NS_PLAN_GUIDED, NS_PLAN_LAMA_H, NS_PLAN_SEARCH};
 
 /* Whether a candidate beats the best so far: more problems solved, or as
- * many with at least NS_PLAN_CHOICE_MARGIN fewer evaluations.  Within the
- * margin the earlier candidate stays: evaluations do not count what one
- * costs (WL-4 features cost more than WL-2), and on a few held-out problems
- * a difference of a few per cent is noise. */
+ * many with at least NS_PLAN_CHOICE_MARGIN less work (ns_planner_result's:
+ * what the searches cost, their heuristics' evaluations counted at what each
+ * costs — GBFS on h alone evaluates every successor, each far cheaper than
+ * LAMA's h^FF and landmark count, whose cost grows with the task's
+ * operators).  Within the margin the earlier candidate stays: on a few
+ * held-out problems a difference of a few per cent is noise; and when none
+ * is solved, their work says nothing. */
 #define NS_PLAN_CHOICE_MARGIN 0.05
 static bool beats(int solved, long spent, int best_solved, long best_spent)
 {
-    return solved > best_solved ||
-           (solved == best_solved && (double)spent < (1.0 - NS_PLAN_CHOICE_MARGIN) * (double)best_spent);
+    return solved > best_solved || (solved == best_solved && solved > 0 && /* none solved: no evidence */
+                                    (double)spent < (1.0 - NS_PLAN_CHOICE_MARGIN) * (double)best_spent);
 }
 
 const char *ns_plan_heuristic_name(const ns_hwl *h, ns_planner_algo requested)
@@ -718,7 +724,7 @@ typedef struct tries {
 } tries;
 
 /* ns_forkmap's job j: task j % n planned under ns_plan_choices[j / n]; out:
- * status, evaluations, then the error message. */
+ * status, evaluations, work, then the error message. */
 static void try_one(void *ctx, int j, ns_buf *out)
 {
     const tries *c = ctx;
@@ -729,9 +735,10 @@ static void try_one(void *ctx, int j, ns_buf *out)
     o.time_limit = c->co->time_limit;
     ns_planner_result r;
     ns_error err = {0};
-    long v[2];
+    long v[3];
     v[0] = ns_plan_heuristic(c->fit, &c->tasks[j % c->n].task, &o, &r, &err);
     v[1] = r.predictions;
+    v[2] = r.work;
     ns_planner_result_free(&r);
     ns_buf_put(out, v, sizeof v);
     char msg[sizeof err.msg + sizeof err.file + 32];
@@ -757,13 +764,14 @@ static ns_status try_searches(const ns_hwl *fit, int iterations, const ns_loaded
         t->iter[q] = iterations;
     }
     for (int j = 0; j < m * n && st == NS_OK; j++) {
-        long v[2] = {NS_OUT_OF_MEMORY, 0}; /* a child that died: unsolved, as one out of memory */
+        long v[3] = {NS_OUT_OF_MEMORY, 0, 0}; /* a child that died: unsolved, as one out of memory */
         if (ok[j] && out[j].len > sizeof v) memcpy(v, out[j].data, sizeof v);
         if (v[0] == NS_ERR_INPUT || v[0] == NS_ERR_USAGE)
             st = ns_error_set(err, (ns_status)v[0], NULL, 0, 0, "%s", out[j].data + sizeof v);
         t->solved[q0 + j / n] += v[0] == NS_OK;
         t->time_capped += v[0] == NS_OUT_OF_TIME;
         t->evaluated[q0 + j / n] += v[0] == NS_OK ? v[1] : co->budget;
+        t->work[q0 + j / n] += v[2];
     }
     for (int j = 0; j < m * n; j++) ns_buf_free(&out[j]);
     free(out);
@@ -923,7 +931,7 @@ static ns_status learn_among(ns_hwl *h, const ns_trajset *train, char *const *pr
         st = try_fold(train, problem_paths, ho->idx + f * ho->k, ho->lt + f * ho->k, ho->k, c, co, &table, err);
     int best = 0; /* the first row unless a later one beats it */
     for (int q = 1; q < table.n; q++)
-        if (beats(table.solved[q], table.evaluated[q], table.solved[best], table.evaluated[best])) best = q;
+        if (beats(table.solved[q], table.work[q], table.solved[best], table.work[best])) best = q;
     if (st == NS_OK) { /* the winner's iteration count fitted on every trajectory */
         ns_hwl_config cf = *c;
         cf.iterations = table.iter[best];
@@ -956,7 +964,7 @@ static ns_status take_if_better(ns_hwl *h, const ns_trajset *train, char *const 
     ns_status st = learn_among(&g, train, paths, ho, c, co, err);
     if (st != NS_OK) return st;
     int a = chosen_row(&g), b = chosen_row(h);
-    if (a < 0 || b < 0 || beats(g.choice.solved[a], g.choice.evaluated[a], h->choice.solved[b], h->choice.evaluated[b])) {
+    if (a < 0 || b < 0 || beats(g.choice.solved[a], g.choice.work[a], h->choice.solved[b], h->choice.work[b])) {
         ns_hwl_free(h);
         *h = g;
         *taken = true;

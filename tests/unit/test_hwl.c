@@ -271,9 +271,10 @@ static void test_choice(void)
         CHECK(ns_planner_algo_parse(h.choice.cand[i]) == (int)ns_plan_choices[i % NS_PLAN_CHOICES]);
         CHECK(h.choice.iter[i] == (i < NS_PLAN_CHOICES ? 2 : 4));
         CHECK(h.choice.solved[i] >= 0 && h.choice.solved[i] <= 2);
+        CHECK(h.choice.work[i] > h.choice.evaluated[i]); /* every evaluation costs steps */
         if (h.choice.solved[i] > h.choice.solved[best] ||
-            (h.choice.solved[i] == h.choice.solved[best] && h.choice.evaluated[i] < 0.95 * (double)h.choice.evaluated[best]))
-            best = i; /* 5 % fewer evaluations, else the earlier stays */
+            (h.choice.solved[i] == h.choice.solved[best] && h.choice.work[i] < 0.95 * (double)h.choice.work[best]))
+            best = i; /* 5 % less work, else the earlier stays */
     }
     CHECK(h.choice.solved[best] == 2); /* 8-block problems, 100k evaluations */
     CHECK(!strcmp(h.choice.algo, h.choice.cand[best]) && h.enc.wl.iterations == h.choice.iter[best]);
@@ -291,8 +292,8 @@ static void test_choice(void)
     CHECK(!strcmp(g.choice.algo, h.choice.algo) && g.choice.n == h.choice.n && g.choice.problems == 2);
     for (int i = 0; i < g.choice.n && i < h.choice.n; i++)
         CHECK(!strcmp(g.choice.cand[i], h.choice.cand[i]) && g.choice.iter[i] == h.choice.iter[i] &&
-              g.choice.solved[i] == h.choice.solved[i] &&
-              g.choice.evaluated[i] == h.choice.evaluated[i]);
+              g.choice.solved[i] == h.choice.solved[i] && g.choice.evaluated[i] == h.choice.evaluated[i] &&
+              g.choice.work[i] == h.choice.work[i]);
     CHECK(g.choice.last_supporter == h.choice.last_supporter);
     for (int k = 0; k < 2; k++)
         CHECK(g.choice.ties_solved[k] == h.choice.ties_solved[k] && g.choice.ties_evaluated[k] == h.choice.ties_evaluated[k]);
@@ -306,7 +307,8 @@ static void test_choice(void)
     CHECK(ns_hwl_learn(&g, &tr, dom, dir, &c, &co, &e) == NS_OK);
     CHECK(!strcmp(g.choice.algo, h.choice.algo) && g.choice.n == h.choice.n && g.dim == h.dim);
     for (int i = 0; i < g.choice.n && i < h.choice.n; i++)
-        CHECK(g.choice.solved[i] == h.choice.solved[i] && g.choice.evaluated[i] == h.choice.evaluated[i]);
+        CHECK(g.choice.solved[i] == h.choice.solved[i] && g.choice.evaluated[i] == h.choice.evaluated[i] &&
+              g.choice.work[i] == h.choice.work[i]); /* counted, not timed: the same in child processes */
     CHECK(g.dim != h.dim || !memcmp(g.w, h.w, sizeof(float) * (size_t)(h.dim + 1)));
     co.jobs = 1;
     ns_hwl_free(&g);
@@ -317,7 +319,7 @@ static void test_choice(void)
     for (int i = 0; i < g.choice.n && i < h.choice.n; i++) {
         CHECK(!strcmp(g.choice.cand[i], h.choice.cand[i]) && g.choice.iter[i] == h.choice.iter[i]);
         CHECK(g.choice.solved[i] >= h.choice.solved[i] && g.choice.solved[i] <= h.choice.solved[i] + 2);
-        CHECK(g.choice.evaluated[i] > h.choice.evaluated[i]);
+        CHECK(g.choice.evaluated[i] > h.choice.evaluated[i] && g.choice.work[i] > h.choice.work[i]);
     }
     co.folds = 1;
     ns_hwl_free(&g);
@@ -325,7 +327,7 @@ static void test_choice(void)
     co.budget = 1;
     CHECK(ns_hwl_learn(&h, &tr, dom, dir, &c, &co, &e) == NS_OK);
     for (int i = 0; i < h.choice.n; i++) CHECK(h.choice.solved[i] == 0 && h.choice.evaluated[i] == 2);
-    CHECK(!strcmp(h.choice.algo, "lama") && h.enc.wl.iterations == 2);
+    CHECK(!strcmp(h.choice.algo, "lama") && h.enc.wl.iterations == 2); /* none solved: the first row, whatever the work */
     ns_hwl_free(&h);
     /* held-out problems with plans: chosen without them, then fitted on all */
     co.problems = 3;

@@ -813,6 +813,10 @@ static void test_search_work_budget(void)
             CHECK(a.evaluated == b.evaluated && a.expanded == b.expanded && a.generated == b.generated);
             CHECK(a.evaluated > prev);
             prev = a.evaluated;
+            /* the whole search's work: counted, so the same twice; beyond the heuristic's, its set-up and a
+               state's handling for every state evaluated */
+            CHECK(a.total_work == b.total_work && a.work >= budget);
+            CHECK(a.total_work >= a.work + ns_search_setup_work(&L.t) + a.evaluated * NS_SEARCH_STATE_WORK);
             ns_search_result_free(&a);
             ns_search_result_free(&b);
         }

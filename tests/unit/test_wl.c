@@ -361,7 +361,8 @@ static bool random_step(const ns_task *t, ns_word *s, ns_rng *r)
  * the vocabulary fitted on one walk (statics in or out, set or multiset), the
  * features checked on another (unseen colours included), with jumps back to
  * earlier states (many atoms changed: the from-scratch fallback), goal
- * features and refinements of other states in between. */
+ * features and refinements of other states in between.  The work counted:
+ * more for each encoding, less for most steps than from scratch. */
 static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t seed, bool statics, bool ms)
 {
     char dpath[300], ppath[600];
@@ -400,7 +401,7 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
     ns_wl_encoder_free(&fe);
     ns_wl_encoder inc, ref;
     CHECK(ns_wl_encoder_init(&inc, &v, t, &o, &e) == NS_OK);
-    int D = ns_wl_vocab_dim(&v), cap = ns_wl_max_nnz(&inc) + 1, bad = 0, checked = 0;
+    int D = ns_wl_vocab_dim(&v), cap = ns_wl_max_nnz(&inc) + 1, bad = 0, checked = 0, cheaper = 0;
     int *idx = malloc(sizeof(int) * (size_t)cap);
     float *val = malloc(sizeof(float) * (size_t)cap), *dense = malloc(sizeof(float) * ((size_t)D + 1));
     float *dinc = malloc(sizeof(float) * ((size_t)D + 1));
@@ -412,9 +413,13 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
         if (step % 9 == 8 && len > 0) s = walk + (size_t)ns_rng_below(&r, (uint64_t)len) * W; /* a jump back */
         if (step % 13 == 5) (void)ns_wl_goal_features(&inc, idx, val);                         /* interleaved */
         if (step % 17 == 3) ns_wl_refine(&inc, walk);
+        long w0 = inc.work;
         int n = ns_wl_features(&inc, s, idx, val);
         CHECK(ns_wl_encoder_init(&ref, &v, t, &o, &e) == NS_OK); /* fresh: from scratch */
         ns_wl_features_dense(&ref, s, dense);
+        /* the work counted: some for every encoding, less for a step than from scratch */
+        bad |= inc.work <= w0 || ref.work <= 0;
+        cheaper += inc.work - w0 < ref.work;
         int nz = 0;
         for (int c = 0; c < D; c++) nz += dense[c] != 0.0f;
         bad |= nz != n;
@@ -437,6 +442,7 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
                     (unsigned long long)seed, statics, ms, checked);
     CHECK(!bad);
     CHECK(checked >= STEPS);
+    CHECK(cheaper > checked / 2);
     free(idx), free(val), free(dense), free(dinc), free(walk);
     ns_wl_encoder_free(&inc);
     ns_wl_vocab_free(&v);

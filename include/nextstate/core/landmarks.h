@@ -66,6 +66,7 @@ typedef struct ns_landmarks {
     int *atom_lm_start, *atom_lm; /* atom -> landmarks containing it */
     int nwords;                /* 64-bit words of an accepted-landmarks bitset */
     bool unsolvable;           /* a landmark has no possible first achiever */
+    long work;                 /* the build's relaxed explorations' steps (ns_heuristic_work's units) */
 } ns_landmarks;
 
 typedef struct ns_landmarks_opts {

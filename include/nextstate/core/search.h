@@ -82,9 +82,27 @@ typedef struct ns_search_result {
     long plan_cost;
     long expanded, generated, evaluated;
     long work;  /* the heuristic's work (ns_evaluator's work; 0 when not counted) */
+    /* The whole search's work in the same units: every evaluator's (LAMA's
+       extra one too), the landmark count's, and the search's own handling of
+       states (NS_SEARCH_STATE_WORK and a step per word for each state made,
+       NS_SEARCH_ENTRY_WORK for each lazy open-list entry) and its set-up
+       (ns_search_setup_work; LAMA's landmark graph).  Roughly
+       proportional to CPU time, but the same on every machine: what one
+       search costs against another (the learned planner's choice of search,
+       planner.c). */
+    long total_work;
     int init_h; /* heuristic value of the initial state (-1 for BFS) */
     double seconds;
 } ns_search_result;
+
+#define NS_SEARCH_STATE_WORK 60 /* a state's successor generation, hashing, registry and open-list entry */
+#define NS_SEARCH_ENTRY_WORK 10 /* a lazy search's (parent, operator) entry in its open lists */
+#define NS_SEARCH_SETUP_WORK 4  /* per atom and operator and their every precondition and effect */
+
+/* The work of setting a search up on t (its successor generator and order,
+ * the relaxed task of its heuristics): NS_SEARCH_SETUP_WORK per atom,
+ * operator, precondition and effect; part of ns_search_result's total_work. */
+long ns_search_setup_work(const ns_task *t);
 
 void ns_search_opts_default(ns_search_opts *o);
 /* Runs the search; the returned status is also stored in r->status. */

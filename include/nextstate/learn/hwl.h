@@ -54,7 +54,9 @@ void ns_hwl_config_init(ns_hwl_config *c);
 /* The search and WL iterations chosen for a learned heuristic on held-out
  * training problems: the winner's search name ("" when no choice was made)
  * and a row per candidate tried (search, WL iterations, problems solved,
- * evaluations spent; an unsolved problem counts the whole budget). */
+ * evaluations spent, an unsolved problem counting the whole budget, and the
+ * work spent: ns_planner_result's, an unsolved problem's up to where it
+ * stopped). */
 typedef struct ns_hwl_choice {
     char algo[16];
     char plans[32]; /* which training plans won (ns_hwl_learn): "shortened", "raw", "+bootstrap"; "" */
@@ -75,6 +77,7 @@ typedef struct ns_hwl_choice {
     long ties_evaluated[2];
     int time_capped; /* the runs of this table (searches and ties) that the time limit, not the budget,
                         stopped: a choice that may differ on another machine when > 0 */
+    long work[NS_HWL_MAX_CAND]; /* what decides between rows that solve as many (0: not counted, older files) */
 } ns_hwl_choice;
 
 typedef struct ns_hwl {

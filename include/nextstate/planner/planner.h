@@ -89,6 +89,9 @@ typedef struct ns_planner_result {
     int width;         /* the beam width that found the plan (BEAM, RESTART) */
     int eliminated;    /* redundant steps dropped from the search's plan */
     bool classical;    /* the plan (or the failure) is the classical fallback's */
+    long work;         /* learned heuristics: the searches' work (ns_search_result's total_work; the
+                          fallback's included), what the run cost in steps that are the same on every
+                          machine; 0 otherwise */
 } ns_planner_result;
 
 void ns_planner_opts_default(ns_planner_opts *o);
