@@ -77,7 +77,7 @@ typedef struct ns_hwl_choice {
     long ties_evaluated[2];
     int time_capped; /* the runs of this table (searches and ties) that the time limit, not the budget,
                         stopped: a choice that may differ on another machine when > 0 */
-    long work[NS_HWL_MAX_CAND]; /* what decides between rows that solve as many (0: not counted, older files) */
+    long work[NS_HWL_MAX_CAND]; /* what each row cost in counted steps, reported (0: older files) */
 } ns_hwl_choice;
 
 typedef struct ns_hwl {
