@@ -156,7 +156,7 @@ static const command commands[] = {
      "  held-out training problems, the N largest and N of the larger half (--choose 8; 0: lama), h^FF's ties (the last\n"
      "  equally cheap supporter if LAMA-first needs 20 % fewer evaluations), then `plan`'s search (lama, guided, lama-h,\n"
      "  search) and WL iterations (2 or 4; --iterations) are chosen: most solved in E evaluations (--choose-budget 100000),\n"
-     "  then 5 % fewer (the table also shows each one's work: counted steps, what it cost on any machine).  lstm, xgb: the first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state\n"
+     "  then 5 % fewer.  lstm, xgb: the first paper's progress models: inputs [phi(s_t), phi(g)], targets phi(s_t+1) (state\n"
      "  mode, 1 - cosine) or the change (delta mode, squared error).  Trajectories follow DIR/X.plan for every problem X.pddl\n"
      "  of the folder that has one (--plans), else an optimal plan found by A*-LM-cut within --solve-work W steps of\n"
      "  heuristic work (default 1e9, a few CPU s: a budget, so the plans and the model are the same on every machine;\n"

@@ -88,8 +88,8 @@ typedef struct ns_search_result {
        NS_SEARCH_ENTRY_WORK for each lazy open-list entry) and its set-up
        (ns_search_setup_work; LAMA's landmark graph).  Roughly
        proportional to CPU time, but the same on every machine: what one
-       search costs against another (the learned planner's choice of search,
-       planner.c). */
+       search costs against another (the learned planner's choice table
+       reports it, planner.c). */
     long total_work;
     int init_h; /* heuristic value of the initial state (-1 for BFS) */
     double seconds;
