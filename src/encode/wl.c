@@ -867,6 +867,7 @@ void ns_wl_encoder_free(ns_wl_encoder *e)
     free(e->inc_state);
     free(e->inc_cnt);
     free(e->inc_nz);
+    free(e->inc_nzw);
     free(e->inc_mark);
     free(e->inc_chg);
     free(e->inc_chg2);
@@ -1165,6 +1166,7 @@ static void inc_build(ns_wl_encoder *e)
     e->inc_state = ns_xcalloc((size_t)t->nwords + 1, sizeof(ns_word));
     e->inc_cnt = ns_xcalloc((size_t)D + 1, sizeof(int));
     e->inc_nz = ns_xcalloc((size_t)D / 64 + 1, sizeof(uint64_t));
+    e->inc_nzw = ns_xcalloc((size_t)D / 4096 + 1, sizeof(uint64_t));
     e->inc_mark = ns_xcalloc((size_t)n + 1, sizeof(uint32_t));
     e->inc_chg = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
     e->inc_chg2 = ns_xmalloc(sizeof(int) * ((size_t)n + 1));
@@ -1176,8 +1178,14 @@ static void inc_count(ns_wl_encoder *e, int c, int d)
 {
     if (c < 0) return;
     e->inc_cnt[c] += d;
-    if (e->inc_cnt[c]) e->inc_nz[c >> 6] |= 1ull << (c & 63);
-    else e->inc_nz[c >> 6] &= ~(1ull << (c & 63));
+    int w = c >> 6;
+    if (e->inc_cnt[c]) {
+        e->inc_nz[w] |= 1ull << (c & 63);
+        e->inc_nzw[w >> 6] |= 1ull << (w & 63);
+    } else {
+        e->inc_nz[w] &= ~(1ull << (c & 63));
+        if (!e->inc_nz[w]) e->inc_nzw[w >> 6] &= ~(1ull << (w & 63));
+    }
 }
 
 /* State s from scratch: the compact graph's colours copied into the table. */
@@ -1188,6 +1196,7 @@ static void inc_full(ns_wl_encoder *e, const ns_word *s)
     int n = e->inc_n, base = e->nobj + e->ngoal, nn = e->nnodes, D = e->vocab->ncolours;
     memset(e->inc_cnt, 0, sizeof(int) * (size_t)D);
     memset(e->inc_nz, 0, sizeof(uint64_t) * ((size_t)D / 64 + 1));
+    memset(e->inc_nzw, 0, sizeof(uint64_t) * ((size_t)D / 4096 + 1));
     for (int t = 0; t <= e->iterations; t++) {
         int *col = e->inc_col + (size_t)t * n;
         const int *lay = e->inc_lay + (size_t)t * e->max_nodes;
@@ -1297,20 +1306,22 @@ static void inc_encode(ns_wl_encoder *e, const ns_word *s)
     if (!e->inc_valid || !inc_step(e, s)) inc_full(e, s);
     for (int t = 0; t <= e->iterations; t++)
         memcpy(e->objcol + (size_t)t * e->nobj, e->inc_col + (size_t)t * e->inc_n, sizeof(int) * (size_t)e->nobj);
-    /* the objects' colours copied; the counts' bitmap scanned (ns_wl_features: sequential words, mostly zero, about
-       a quarter of a step each) */
-    e->work += (long)(e->iterations + 1) * e->nobj / 8 + e->vocab->ncolours / 256;
+    /* the objects' colours copied; the counts' bitmap's summary scanned (ns_wl_features) */
+    e->work += (long)(e->iterations + 1) * e->nobj / 8 + e->vocab->ncolours / 4096;
 }
 
 int ns_wl_features(ns_wl_encoder *e, const ns_word *s, int *idx, float *val)
 {
     inc_encode(e, s);
     int n = 0, D = e->vocab->ncolours;
-    for (int w = 0; w <= D / 64; w++)
-        for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
-            int c = (w << 6) + __builtin_ctzll(x);
-            idx[n] = c;
-            val[n++] = (float)e->inc_cnt[c];
+    for (int u = 0; u <= D / 4096; u++) /* the summary's nonzero words, then their nonzero counts: ascending */
+        for (uint64_t y = e->inc_nzw[u]; y; y &= y - 1) {
+            int w = (u << 6) + __builtin_ctzll(y);
+            for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
+                int c = (w << 6) + __builtin_ctzll(x);
+                idx[n] = c;
+                val[n++] = (float)e->inc_cnt[c];
+            }
         }
     return n;
 }
@@ -1319,10 +1330,13 @@ void ns_wl_features_dense(ns_wl_encoder *e, const ns_word *s, float *out)
 {
     memset(out, 0, sizeof(float) * (size_t)e->vocab->ncolours);
     inc_encode(e, s);
-    for (int w = 0; w <= e->vocab->ncolours / 64; w++)
-        for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
-            int c = (w << 6) + __builtin_ctzll(x);
-            out[c] = (float)e->inc_cnt[c];
+    for (int u = 0; u <= e->vocab->ncolours / 4096; u++)
+        for (uint64_t y = e->inc_nzw[u]; y; y &= y - 1) {
+            int w = (u << 6) + __builtin_ctzll(y);
+            for (uint64_t x = e->inc_nz[w]; x; x &= x - 1) {
+                int c = (w << 6) + __builtin_ctzll(x);
+                out[c] = (float)e->inc_cnt[c];
+            }
         }
 }
 

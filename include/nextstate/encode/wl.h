@@ -187,6 +187,7 @@ typedef struct ns_wl_encoder {
     bool inc_valid;
     int *inc_cnt;           /* [D] its colour counts */
     uint64_t *inc_nz;       /* bitmap of the non-zero counts */
+    uint64_t *inc_nzw;      /* bitmap of inc_nz's non-zero words: a read-out skips the zero ones */
     uint32_t *inc_mark, inc_stamp;
     int *inc_chg, *inc_chg2; /* nodes whose colour changed at the previous / this layer */
     /* The state encodings' work so far, in steps whose count does not depend
