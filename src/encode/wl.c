@@ -1122,6 +1122,9 @@ int ns_wl_max_nnz(const ns_wl_encoder *e)
  * changed atoms: from scratch (build_graph, run_wl), then copied in. */
 #define WL_ABSENT INT_MIN
 enum { WL_INC_LIMIT = 16 };
+/* The work of one colour lookup (a key sorted and hashed), in
+ * ns_wl_encoder's steps. */
+enum { WL_LOOKUP_WORK = 8 };
 
 /* The graph of all candidate nodes (CSR) and the incremental buffers. */
 static void inc_build(ns_wl_encoder *e)
@@ -1209,7 +1212,7 @@ static void inc_full(ns_wl_encoder *e, const ns_word *s)
     memcpy(e->inc_state, s, sizeof(ns_word) * (size_t)e->task->nwords);
     e->inc_valid = true;
     e->work += 2L * e->task->nwords + (long)(e->iterations + 1) * (nn + n) +
-               (long)e->iterations * (e->off[nn] + (long)NS_WL_LOOKUP_WORK * nn);
+               (long)e->iterations * (e->off[nn] + (long)WL_LOOKUP_WORK * nn);
 }
 
 /* Node u's colour at layer t ≥ 1 from the table's layer t − 1 (u present). */
@@ -1287,7 +1290,7 @@ static bool inc_step(ns_wl_encoder *e, const ns_word *s)
                 if (e->inc_mark[x] == stamp) continue;
                 e->inc_mark[x] = stamp;
                 bool present = e->inc_col[x] != WL_ABSENT; /* layer 0 holds presence */
-                work += present ? 1 + NS_WL_LOOKUP_WORK + (e->inc_off[x + 1] - e->inc_off[x]) / 2 : 1;
+                work += present ? 1 + WL_LOOKUP_WORK + (e->inc_off[x + 1] - e->inc_off[x]) / 2 : 1;
                 if (inc_set(e, l, x, present ? inc_colour(e, l, x) : WL_ABSENT)) next[nx++] = x;
             }
         }

@@ -663,7 +663,7 @@ const ns_planner_algo ns_plan_choices[NS_PLAN_CHOICES] = {NS_PLAN_LAMA, NS_PLAN_
  * costs (WL-4 features cost more than WL-2), and on a few held-out problems
  * a difference of a few per cent is noise.  Not the work (the table's
  * `work`, what each search cost): an evaluation of GBFS on h alone costs
- * 10-50x less than one of LAMA's, but on problems as small as the held-out
+ * 6-24x less than one of LAMA's, but on problems as small as the held-out
  * ones that does not say which costs less on larger ones — ranked by work,
  * the IPC 2023 choices moved in four domains and solved as many testing
  * problems or fewer (ferry +2, blocksworld -3, transport -1; docs/ipc23.md,

@@ -362,7 +362,8 @@ static bool random_step(const ns_task *t, ns_word *s, ns_rng *r)
  * features checked on another (unseen colours included), with jumps back to
  * earlier states (many atoms changed: the from-scratch fallback), goal
  * features and refinements of other states in between.  The work counted:
- * more for each encoding, less for most steps than from scratch. */
+ * more for each encoding, and for most steps less than a fresh encoder's
+ * (its graph built, the state encoded from scratch). */
 static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t seed, bool statics, bool ms)
 {
     char dpath[300], ppath[600];
@@ -417,7 +418,7 @@ static void inc_case(const char *domain, const ns_gen_arg *ga, int nga, uint64_t
         int n = ns_wl_features(&inc, s, idx, val);
         CHECK(ns_wl_encoder_init(&ref, &v, t, &o, &e) == NS_OK); /* fresh: from scratch */
         ns_wl_features_dense(&ref, s, dense);
-        /* the work counted: some for every encoding, less for a step than from scratch */
+        /* the work counted: some for every encoding, less for a step than a fresh encoder's */
         bad |= inc.work <= w0 || ref.work <= 0;
         cheaper += inc.work - w0 < ref.work;
         int nz = 0;

@@ -192,14 +192,12 @@ typedef struct ns_wl_encoder {
     int *inc_chg, *inc_chg2; /* nodes whose colour changed at the previous / this layer */
     /* The state encodings' work so far, in steps whose count does not depend
        on the CPU (words of the state scanned or copied, nodes and edges of
-       the graphs built, two neighbours read in an update, colours looked up
-       at NS_WL_LOOKUP_WORK each), of about a relaxed
-       exploration's step's time (ns_heuristic_work): a planner's cost on
-       any machine (ns_planner_result's work). */
+       the graphs built, a step per two neighbours an update reads, a colour
+       lookup at several; wl.c), of about a relaxed exploration's step's time
+       (ns_heuristic_work): a planner's cost on any machine
+       (ns_planner_result's work). */
     long work;
 } ns_wl_encoder;
-
-#define NS_WL_LOOKUP_WORK 8
 
 /* Binds vocabulary v to task t.  Fails (NS_ERR_INPUT) when the task uses a
  * predicate the vocabulary does not list, or opts.iterations exceeds the
